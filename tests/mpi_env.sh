@@ -75,7 +75,10 @@ mpmd_fails() { # what expected-difference rank-0-args... -- rank-1-args...
   [ $((SECONDS - t0)) -le 20 ] || fail "$what: took $((SECONDS - t0)) s"
   expect_eq "$what: statuses" "$(awk '{print $2}' "$EXITS" 2>/dev/null | tr '\n' ' ')" "2 2 "
   expect_eq "$what: lines on stderr" "$(grep -c . <<<"$out")" 1
-  grep -qxF "netloom: MPI rank 1 of 2: its command line differs from rank 0's: $re; expected the same command and options on every rank" \
+  # Said by rank 0's command ("netloom: " when it runs none: --version).
+  local cmd="netloom ${a[0]}"
+  case ${a[0]} in -*) cmd=netloom ;; esac
+  grep -qxF "$cmd: MPI rank 1 of 2: its command line differs from rank 0's: $re; expected the same command and options on every rank" \
     <<<"$out" || fail "$what: got '$out'"
   [ ! -s "$dir/mpmd.out" ] || fail "$what: printed '$(head -c 300 "$dir/mpmd.out")'"
 }

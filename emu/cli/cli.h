@@ -21,18 +21,35 @@ struct nl_err;
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
-/* Print "netloom: <msg>" on stderr (one line) and return the exit status
- * that goes with the error code (CLI_USAGE for input errors; CLI_FAIL for
- * an NL_EIO while stdout's error flag is set, a result lost on stdout,
- * after which the flag is cleared: cli_stdout_finish). */
+/* The command being run, as its lines name it: "replay", or with the
+ * subcommand for the commands that have them ("topo describe", "design
+ * hyperx", "trace convert"). main.c's dispatch sets it once per process,
+ * before the command runs, and topo, design and trace add the subcommand
+ * they dispatch to; before that (an unknown command, NL_BUG) lines say
+ * "netloom: ". Process-wide, against STYLE.md's rule, as the one thing
+ * every line a command prints shares: each helper that says something
+ * (cli_report, cli_stdout_finish, a library's warning printed here) would
+ * otherwise need the name passed down to it. Copied (up to 63 bytes). */
+void cli_set_command(const char *name);
+/* Print "netloom <cmd>: <printf message>" on stderr, the command set
+ * (cli_set_command; "netloom: " before one is), as one line (the caller
+ * makes sure the message is one: nl_err_one_line). Warnings say
+ * "warning: " first. */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "netloom <cmd>: <msg>" on stderr (one line; cli_say) and return
+ * the exit status that goes with the error code (CLI_USAGE for input
+ * errors; CLI_FAIL for an NL_EIO while stdout's error flag is set, a
+ * result lost on stdout, after which the flag is cleared:
+ * cli_stdout_finish). The command's own messages do not name it; one
+ * from a library that starts with the command's name ("replay: out of
+ * memory", the app library's; "design hyperx: --radix 4: ...", the
+ * analyze library's) names it once: "netloom replay: out of memory". Not
+ * a file's error (NL_EIO, NL_ENOTFOUND, NL_EFORMAT), whose message starts
+ * with the file's path, which may be a file named as the command:
+ * "netloom run: run: cannot open config file: ...". */
 int cli_report(const struct nl_err *err);
 
-/* cli_report for a command whose argument checks prefix their messages
- * with its name ("replay: missing TRACE"), so that they travel as they
- * are between MPI ranks: such a message is said as the other commands say
- * their usage errors, "netloom replay: missing TRACE"; any other as
- * cli_report says it ("netloom: -s: unknown key ..."). */
-int cli_report_cmd(const char *cmd, const struct nl_err *err);
 /* The exit code cli_report would return for err, printing nothing. */
 int cli_exit_code(const struct nl_err *err);
 
@@ -149,7 +166,7 @@ int cli_value_once(const char *cmd, const struct option *longopts, struct cli_se
 /* After the work: a result that could not be written (a full disk,
  * /dev/full as the file) although cli_check_output accepted its path.
  * Prints the line as cli_report does, after the output option `opt` whose
- * value is `path` ("netloom: --json: r.json: write failed: No space left
+ * value is `path` ("netloom run: --json: r.json: write failed: No space left
  * on device", as serve's --json, --messages and --record), and returns
  * CLI_FAIL whatever the code: the work failing, not bad input (2 says
  * nothing was written, and stdout may hold the result already), as a
@@ -195,7 +212,8 @@ int cli_mpi_stop_say(int argc, char **argv, int status, void (*say)(void *ctx), 
  * stdout and check that every write reached it (a full disk, /dev/full; a
  * closed pipe ends the process by SIGPIPE first, as it does any filter,
  * unless SIGPIPE was ignored when it started). Returns rc when they did;
- * else prints "netloom: stdout: write failed: <reason>", clears stdout's error flag (so a second call
+ * else prints "netloom <cmd>: stdout: write failed: <reason>" (cli_say),
+ * clears stdout's error flag (so a second call
  * says nothing) and returns CLI_FAIL, the work failing, not bad input
  * (CLI_USAGE, bad input said before, kept): a result that was lost must
  * not exit 0, nor 3 (config --from-booksim's 'written, but not everything
@@ -346,15 +364,16 @@ struct option;
 int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char **argv,
 		      const struct option *longopts, int *status);
 
-/* Build SPEC, pack and place it as the options say, for command cmd. An
- * annealing option given where --layout auto keeps the rule's own floor
- * order is refused with a message starting "<cmd>: " (say it with
- * cli_report_cmd). On failure nothing is left allocated. */
+/* Build SPEC, pack and place it as the options say. An option refused
+ * (an annealing option given where --layout auto keeps the rule's own
+ * floor order, a --radix too small) is said starting with the option
+ * ("--radix: value 4: ..."; cli_report names the command). On failure
+ * nothing is left allocated. */
 struct topo;
 struct layout;
 struct layout_model;
 struct layout_summary;
-int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const char *spec, struct topo **t,
+int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t,
 		     struct layout *lo, const struct layout_model **m, struct nl_err *err);
 
 /* The one positional SPEC after the options (argv[optind]): 0 when it is
@@ -421,7 +440,8 @@ int cli_cost_main(int argc, char **argv);
 int cli_layout_main(int argc, char **argv);
 
 /* BookSim2 config file to netloom INI on `out`; what cannot be mapped is
- * listed on `warn`, one line each. Returns the number of unmapped keys, or
+ * listed on `warn`, one line each, without a prefix ("b.cfg:3: cannot map
+ * 'k = 4': ..."; config says it as "netloom config: b.cfg:3: ..."). Returns the number of unmapped keys, or
  * a negative error. */
 int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err);
 /* Whether key is one of BookSim2's (booksim_config.cpp), exactly. */

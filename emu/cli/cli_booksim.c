@@ -415,9 +415,9 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 				snprintf(bf->kv[i].why, sizeof bf->kv[i].why, "%s", why);
 		}
 	if (line)
-		fprintf(warn, "netloom: %s:%d: cannot map '%s = %s': %s\n", path, line, key, val, why);
+		fprintf(warn, "%s:%d: cannot map '%s = %s': %s\n", path, line, key, val, why);
 	else
-		fprintf(warn, "netloom: %s: cannot map '%s': %s\n", path, key, why);
+		fprintf(warn, "%s: cannot map '%s': %s\n", path, key, why);
 	(*n)++;
 }
 
@@ -1692,12 +1692,12 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			fine = true;
 		const char *near;
 		if (!bs_is_key(kv->key, &near)) {
-			fprintf(warn, "netloom: %s:%d: cannot map '%s = %s': not a BookSim key (BookSim stops on it)%s%s%s\n",
+			fprintf(warn, "%s:%d: cannot map '%s = %s': not a BookSim key (BookSim stops on it)%s%s%s\n",
 				path, kv->line, kv->key, kv->val, near ? "; did you mean '" : "", near ? near : "",
 				near ? "'?" : "");
 			unmapped++;
 		} else if (!fine) {
-			fprintf(warn, "netloom: %s:%d: cannot map '%s = %s': not modelled by netloom\n", path, kv->line,
+			fprintf(warn, "%s:%d: cannot map '%s = %s': not modelled by netloom\n", path, kv->line,
 				kv->key, kv->val);
 			unmapped++;
 		}

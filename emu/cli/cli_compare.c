@@ -109,10 +109,7 @@ static int compare_check_file(void *ctx, const char *what, const char *path, str
 {
 	const struct compare_outs *o = ctx;
 	const struct cli_file in = {what, path};
-	int rc = cli_check_files(&in, 1, o->f, COMPARE_N_FILES, err);
-	if (rc < 0)
-		nl_err_prefix(err, "compare");
-	return rc;
+	return cli_check_files(&in, 1, o->f, COMPARE_N_FILES, err);
 }
 
 /* Keys of the systems that nothing reads: warned of before the first
@@ -127,10 +124,7 @@ static void compare_on_systems(void *ctx, const struct config *const *cfgs, size
 static int compare_check_config(void *ctx, const struct config *cfg, struct nl_err *err)
 {
 	const struct compare_outs *o = ctx;
-	int rc = cli_check_config_files(cfg, o->f, COMPARE_N_FILES, err);
-	if (rc < 0)
-		nl_err_prefix(err, "compare");
-	return rc;
+	return cli_check_config_files(cfg, o->f, COMPARE_N_FILES, err);
 }
 
 /* Write the report: its three files staged beside their places first,
@@ -290,7 +284,7 @@ int cli_compare_main(int argc, char **argv)
 	if (rc < 0) {
 		if (res.problems) {
 			for (const char *l = res.problems; *l && !quiet; l += strcspn(l, "\n") + 1)
-				fprintf(stderr, "netloom: %.*s\n", (int)strcspn(l, "\n"), l);
+				cli_say("%.*s", (int)strcspn(l, "\n"), l);
 			free(res.problems);
 			rc = CLI_USAGE;
 		} else {

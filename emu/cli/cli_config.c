@@ -145,19 +145,38 @@ static bool config_is_netloom(const char *path)
 	return is;
 }
 
+/* The converter's lines on what it could not map, each said as the
+ * command's ("netloom config: b.cfg:3: cannot map ..."). */
+static void config_say_unmapped(const char *lines)
+{
+	for (const char *l = lines; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		cli_say("%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+}
+
 /* --from-booksim: the INI on stdout once it is known to run; what could
  * not be mapped on stderr. The exit status: 0, 3 (something named), or
  * the error's. */
 static int config_from_booksim(const char *path, struct nl_err *err)
 {
-	char *ini = NULL;
-	size_t len = 0;
+	char *ini = NULL, *unmapped = NULL;
+	size_t len = 0, unmapped_len = 0;
 	FILE *mem = open_memstream(&ini, &len);
-	if (!mem) {
+	FILE *warn = mem ? open_memstream(&unmapped, &unmapped_len) : NULL;
+	if (!warn) {
+		if (mem)
+			fclose(mem);
+		free(ini);
 		nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		return cli_report(err);
 	}
-	int n = cli_booksim_convert(path, mem, stderr, err);
+	int n = cli_booksim_convert(path, mem, warn, err);
+	if (fclose(warn) != 0 && n >= 0)
+		n = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	config_say_unmapped(unmapped);
+	free(unmapped);
 	if (n < 0 && (err->code == NL_EFORMAT || err->code == NL_ECONFIG) && config_is_netloom(path))
 		nl_err_suffix(err, " (this is a netloom configuration: read it with 'netloom run -c FILE' or 'netloom config -c "
 				   "FILE')");

@@ -143,43 +143,31 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 	return -1;
 }
 
-/* An option's value refused by the layout library ("--radix: value 18:
- * ..."): said as the command's other option errors are, "netloom cost:
- * --radix: ..." (cli_report_cmd), not "netloom: --radix: ...". Out of
- * memory keeps its own line. */
-static int cli_layout_opt_refused(const char *cmd, struct nl_err *err)
-{
-	return err->code == NL_ECONFIG ? nl_err_prefix(err, "%s", cmd) : err->code;
-}
 
-int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const char *spec, struct topo **t,
+int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t,
 		     struct layout *lo, const struct layout_model **m, struct nl_err *err)
 {
 	int rc;
 	*t = NULL;
 	*m = layout_model_find(o->preset, err);
 	if (!*m)
-		return nl_err_prefix(err, "%s: --preset", cmd);
+		return nl_err_prefix(err, "--preset");
 	NL_CHECK(topo_new(spec, t, err));
 	/* layout takes --radix too and never prices: it accepted a part too
 	 * small for the routers, which cost refused, after the annealing. */
 	rc = layout_check_radix(*t, o->radix, err);
-	if (rc < 0) {
-		rc = cli_layout_opt_refused(cmd, err);
+	if (rc < 0)
 		goto fail_topo;
-	}
 	rc = layout_pack(lo, *t, o->pack, o->per_cabinet, err);
-	if (rc < 0) {
-		rc = cli_layout_opt_refused(cmd, err);
+	if (rc < 0)
 		goto fail_topo;
-	}
 	if (o->per_cabinet && strcmp(lo->rule->name, "canonical")) {
 		/* Only the canonical rule counts routers per cabinet: ignoring
 		 * the option would price another packing than asked for. */
 		rc = nl_errf(err, NL_ECONFIG,
-			     "%s: --per-cabinet %u: only the canonical rule takes it, and %s is packed by rule '%s'; "
+			     "--per-cabinet %u: only the canonical rule takes it, and %s is packed by rule '%s'; "
 			     "expected --pack canonical with it, or no --per-cabinet",
-			     cmd, o->per_cabinet, (*t)->spec, lo->rule->name);
+			     o->per_cabinet, (*t)->spec, lo->rule->name);
 		goto fail_layout;
 	}
 	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && layout_auto_anneals(lo));
@@ -191,16 +179,16 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const cha
 	const char *opt = anneal ? NULL : cli_layout_anneal_opt(o);
 	if (opt && !strcmp(o->placement, "rule")) {
 		rc = nl_errf(err, NL_ECONFIG,
-			     "%s: %s with --layout rule: only the annealing uses it (rule keeps the packaging rule's floor "
+			     "%s with --layout rule: only the annealing uses it (rule keeps the packaging rule's floor "
 			     "order); expected --layout anneal%s with it, or no %s",
-			     cmd, opt, layout_auto_anneals(lo) ? " or auto" : "", opt);
+			     opt, layout_auto_anneals(lo) ? " or auto" : "", opt);
 		goto fail_layout;
 	}
 	if (opt) {
 		rc = nl_errf(err, NL_ECONFIG,
-			     "%s: %s with --layout auto%s: only the annealing uses it, and auto keeps the floor order of "
+			     "%s with --layout auto%s: only the annealing uses it, and auto keeps the floor order of "
 			     "rule '%s' (%s); expected --layout anneal with it, or no %s",
-			     cmd, opt, cli_layout_seen(o, CLI_LO_LAYOUT) ? "" : " (the default)", lo->rule->name, (*t)->spec, opt);
+			     opt, cli_layout_seen(o, CLI_LO_LAYOUT) ? "" : " (the default)", lo->rule->name, (*t)->spec, opt);
 		goto fail_layout;
 	}
 	if (anneal) {
@@ -422,9 +410,9 @@ int cli_cost_main(int argc, char **argv)
 	 * path that cannot be written fails first. */
 	if (json_path && cli_check_output("--json", json_path, &err) < 0)
 		return cli_report(&err);
-	int rc = cli_layout_setup(&o, cmd, argv[optind], &t, &lo, &m, &err);
+	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
-		return cli_report_cmd(cmd, &err);
+		return cli_report(&err);
 	rc = layout_summarise(&lo, m, o.radix, &s, &err);
 	if (rc < 0)
 		return cli_layout_finish(t, &lo, rc, &err, NULL, NULL);

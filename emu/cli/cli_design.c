@@ -301,7 +301,7 @@ static int design_hyperx_main(int argc, char **argv)
 	if (rc == 0)
 		rc = analyze_hyperx_design(&req, false, &gen, &err);
 	if (rc < 0)
-		return cli_report_cmd(cmd, &err);
+		return cli_report(&err);
 	/* The general search holds every regular design: a regular none with
 	 * a general design is still an answer, its "regular" line saying why. */
 	bool is_none = !reg.found && !gen.found;
@@ -440,7 +440,7 @@ static int design_equality_main(int argc, char **argv)
 	struct analyze_eq e;
 	rc = analyze_equality_design(&req, &e, &err);
 	if (rc < 0)
-		return cli_report_cmd(cmd, &err);
+		return cli_report(&err);
 
 	/* The spec (topology family syntax) and the paper's notation. */
 	char *spec = NULL, *nota = NULL;
@@ -608,7 +608,7 @@ static int design_fullbw_main(int argc, char **argv)
 	size_t n = 0;
 	rc = analyze_fullbw_configs(argv[0], N, (uint32_t)R, &cfg, &n, &err);
 	if (rc < 0)
-		return cli_report_cmd(cmd, &err);
+		return cli_report(&err);
 	if (json) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -685,8 +685,13 @@ int cli_design_main(int argc, char **argv)
 	}
 	const char *family[sizeof design_searches / sizeof design_searches[0]];
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(argv[1], design_searches[i].name))
+		if (!strcmp(argv[1], design_searches[i].name)) {
+			/* Its lines name the family, as its usage errors do. */
+			char cmd[32];
+			snprintf(cmd, sizeof cmd, "design %s", argv[1]);
+			cli_set_command(cmd);
 			return design_searches[i].main(argc - 1, argv + 1);
+		}
 		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0, "%s%s",
 					 i ? ", " : "", design_searches[i].name);
 		family[i] = design_searches[i].name;

@@ -344,9 +344,9 @@ int cli_layout_main(int argc, char **argv)
 	for (size_t i = 0; i < 2; i++)
 		if (outs[i].path && cli_probe_staging(outs[i].path, &err) < 0)
 			return cli_report(&err);
-	int rc = cli_layout_setup(&o, cmd, argv[optind], &t, &lo, &m, &err);
+	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
-		return cli_report_cmd(cmd, &err);
+		return cli_report(&err);
 	struct lay_out out[2] = {{0}};
 	size_t n_out = 0;
 	if (svg)

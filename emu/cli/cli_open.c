@@ -94,7 +94,7 @@ int cli_timeline_start(struct cli_timeline **tp, struct app *app, const struct t
 static void cli_timeline_warn(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "netloom replay: %s\n", line);
+	cli_say("%s", line);
 }
 
 int cli_timeline_finish(struct cli_timeline *t, struct nl_err *err)

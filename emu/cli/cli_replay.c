@@ -397,7 +397,7 @@ static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, str
 static int replay_output_once(const char *opt, const char **slot, const char *value, struct nl_err *err)
 {
 	if (*slot)
-		return nl_errf(err, NL_EINVAL, "replay: option '%s' given twice", opt);
+		return nl_errf(err, NL_EINVAL, "option '%s' given twice", opt);
 	*slot = value;
 	return 0;
 }
@@ -439,7 +439,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 			break;
 		case 't':
 			if (o->n_topos == CLI_REPLAY_MAX_TOPOS)
-				rc = nl_errf(err, NL_EINVAL, "replay: --topology '%s': at most %d networks per run",
+				rc = nl_errf(err, NL_EINVAL, "--topology '%s': at most %d networks per run",
 					     optarg, CLI_REPLAY_MAX_TOPOS);
 			else
 				o->topos[o->n_topos++] = optarg;
@@ -465,7 +465,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		default: {
 			char msg[512];
 			cli_getopt_message(msg, sizeof msg, "replay", argv, longopts, ch);
-			rc = nl_errf(err, NL_EINVAL, "replay: %s", msg);
+			rc = nl_errf(err, NL_EINVAL, "%s", msg);
 		}
 		}
 	}
@@ -474,18 +474,18 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	if (rc < 0 || *help)
 		return rc;
 	if (optind >= argc)
-		return nl_errf(err, NL_EINVAL, "replay: missing TRACE (see 'netloom replay --help')");
+		return nl_errf(err, NL_EINVAL, "missing TRACE (see 'netloom replay --help')");
 	if (optind + 1 < argc)
-		return nl_errf(err, NL_EINVAL, "replay: unexpected argument '%s' after TRACE", argv[optind + 1]);
+		return nl_errf(err, NL_EINVAL, "unexpected argument '%s' after TRACE", argv[optind + 1]);
 	o->trace = argv[optind];
 	if (o->csv && o->json && !strcmp(o->json, "-"))
-		return nl_errf(err, NL_EINVAL, "replay: --csv and --json -: both on standard output; expected a file for --json");
+		return nl_errf(err, NL_EINVAL, "--csv and --json -: both on standard output; expected a file for --json");
 	if (o->csv && o->svg && !strcmp(o->svg, "-"))
-		return nl_errf(err, NL_EINVAL, "replay: --csv and --svg -: both on standard output; expected a file for --svg");
+		return nl_errf(err, NL_EINVAL, "--csv and --svg -: both on standard output; expected a file for --svg");
 	/* Replay's one job: a map beside another placement is never read. */
 	NL_CHECK(cli_check_placement_map(session_config(*sim), err));
 	if (o->n_topos && config_get(session_config(*sim), "topology"))
-		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
+		return nl_errf(err, NL_EINVAL, "--topology and the key 'topology' both name the network; "
 			       "give one of them");
 	/* An output that is an input (the trace, a -c file) would replace
 	 * it, and two outputs naming one file would replace each other. */
@@ -592,7 +592,7 @@ static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, boo
 		if (run->topology)
 			nl_err_prefix(&line, "%s", run->topology);
 		nl_err_one_line(&line, NL_EDEADLOCK);
-		fprintf(stderr, "netloom: %s\n", line.msg);
+		cli_say("%s", line.msg);
 		app_deadlock_report(run->v->app, cli_replay_line, &lc);
 	}
 	return 0;
@@ -886,7 +886,7 @@ int cli_replay_main(int argc, char **argv)
 	for (size_t i = 0; rc < 0 && i < o.n_files; i++)
 		cli_config_spec_hint(o.files[i], &err);
 	if (rc < 0) {
-		status = cli_report_cmd("replay", &err);
+		status = cli_report(&err);
 		goto out;
 	}
 	if (any_deadlock)

@@ -34,7 +34,6 @@ struct run_opts {
 	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
 	const char *cmd;       /* "run" or "sweep" */
 	bool check_config_keys; /* -c is not a regular file: its keys checked once read (run_setup) */
-	bool is_cmd_refusal;   /* the error is that check's, "run: ...": said as "netloom run: ..." */
 	bool quiet;            /* an MPI rank other than 0: prints nothing */
 };
 
@@ -317,12 +316,9 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 	/* The keys of a -c read from a pipe, now that it is read: a --json
 	 * naming a file they name would replace it (run_parse checked the
 	 * others). Status 2, before any work. */
-	if (rc == 0 && o->check_config_keys &&
-	    cli_check_config_files(session_config(s),
-				   (struct cli_file[]){{"--json", o->json_path}, {"--plot", o->plot_path}}, 2, err) < 0) {
-		rc = nl_err_prefix(err, "%s", o->cmd);
-		o->is_cmd_refusal = true;
-	}
+	if (rc == 0 && o->check_config_keys)
+		rc = cli_check_config_files(session_config(s),
+					    (struct cli_file[]){{"--json", o->json_path}, {"--plot", o->plot_path}}, 2, err);
 	*info = (struct nl_sim_info){.size = sizeof *info};
 	if (rc == 0 && (rc = nl_sim_info(s, info, err)) < 0)
 		cli_config_spec_hint(o->cfg.config_path, err);
@@ -377,16 +373,14 @@ static bool run_warmup_only(const struct nl_sim_info *info)
 static void run_warn_warmup_only(const struct nl_sim_info *info)
 {
 	if (run_warmup_only(info))
-		fprintf(stderr,
-			"netloom: warning: max_samples = %d < warmup_periods = %d: every sample period is warm-up, "
+		cli_say("warning: max_samples = %d < warmup_periods = %d: every sample period is warm-up, "
 			"nothing is measured, and each point is reported unstable (BookSim's rule); expected max_samples >= "
-			"warmup_periods\n",
+			"warmup_periods",
 			info->max_samples, info->warmup_periods);
 	else if (info->warmup_periods > 0 && info->max_samples == info->warmup_periods)
-		fprintf(stderr,
-			"netloom: warning: max_samples = warmup_periods = %d: warm-up ends with the last sample period, "
+		cli_say("warning: max_samples = warmup_periods = %d: warm-up ends with the last sample period, "
 			"so each point reports that warm-up period's figures, with no packet measured or drained "
-			"(BookSim's rule); expected max_samples > warmup_periods\n",
+			"(BookSim's rule); expected max_samples > warmup_periods",
 			info->max_samples);
 }
 
@@ -485,7 +479,7 @@ static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 	/* Under mpirun the list is not made (the message says so): no
 	 * heading over nothing. */
 	const char *list = nl_sim_deadlock_report(s);
-	fprintf(stderr, "netloom: %s\n", err->msg);
+	cli_say("%s", err->msg);
 	if (*list)
 		fprintf(stderr, "deadlocked input VCs:\n%s", list);
 }
@@ -527,11 +521,8 @@ static int run_help(int argc, char **argv)
  * --json path when rc is its file's, which failed to be written after the
  * runs (a full disk, /dev/full; its path was checked before them): the
  * work failing, 1, not bad input (cli_report_unwritten), the table
- * already on stdout; else NULL. cmd: err is the command's own refusal,
- * 'run: ...' (run_setup's of a piped -c's keys), said as its other
- * refusals are, 'netloom run: ...'; else NULL (a message may start with
- * a file's name, 'run: cannot open config file'). */
-static int run_finish(const char *cmd, int rc, bool deadlocked, const char *unwritten, const struct nl_err *err,
+ * already on stdout; else NULL. */
+static int run_finish(int rc, bool deadlocked, const char *unwritten, const struct nl_err *err,
 		      bool quiet)
 {
 	if (rc < 0 && unwritten)
@@ -541,7 +532,7 @@ static int run_finish(const char *cmd, int rc, bool deadlocked, const char *unwr
 		 * cli_exit_code reads. */
 		int code = run_exit_code(err);
 		if (!quiet)
-			cli_report_cmd(cmd, err);
+			cli_report(err);
 		return code;
 	}
 	return deadlocked ? CLI_FAIL : CLI_OK;
@@ -642,7 +633,7 @@ int cli_run_main(int argc, char **argv)
 	bool is_unwritten = false;
 	if (rc == 0 && o.json_path)
 		is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
-	rc = cli_stdout_finish(run_finish(o.is_cmd_refusal ? o.cmd : NULL, rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet), 0);
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet), 0);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
@@ -862,7 +853,7 @@ int cli_sweep_main(int argc, char **argv)
 		}
 	}
 done:
-	rc = cli_stdout_finish(run_finish(o.is_cmd_refusal ? o.cmd : NULL, rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet),
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet),
 			       sp.stdout_errno);
 	if (rc == CLI_OK && is_unplotted)
 		rc = CLI_SWEEP_NO_PLOT;

@@ -699,6 +699,12 @@ int cli_topo_main(int argc, char **argv)
 		fputs(topo_usage, stdout);
 		return CLI_OK;
 	}
+	/* Its lines name the subcommand, as its usage errors do. */
+	if (!strcmp(argv[1], "list") || !strcmp(argv[1], "describe") || !strcmp(argv[1], "export")) {
+		char cmd[32];
+		snprintf(cmd, sizeof cmd, "topo %s", argv[1]);
+		cli_set_command(cmd);
+	}
 	if (!strcmp(argv[1], "list"))
 		return topo_list_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "describe"))

@@ -638,7 +638,7 @@ static int cmd_verify(int argc, char **argv)
 	/* One line of text, as cli_report writes: the message quotes the
 	 * archive's path, whatever bytes it holds. */
 	nl_err_one_line(&e, rc);
-	fprintf(stderr, "netloom: verify FAILED: %s\n", e.msg);
+	cli_say("FAILED: %s", e.msg);
 	return CLI_FAIL;
 }
 
@@ -909,6 +909,10 @@ int cli_trace_main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
 		if (strcmp(argv[1], subs[i].name))
 			continue;
+		/* Its lines name the subcommand, as its usage errors do. */
+		char cmd[32];
+		snprintf(cmd, sizeof cmd, "trace %s", subs[i].name);
+		cli_set_command(cmd);
 		for (int j = 2; j < argc; j++)
 			if (is_help(argv[j]) && strcmp(argv[j], "help"))
 				return sub_help(subs[i].name);

@@ -164,7 +164,7 @@ int cli_mpi_open(int argc, char **argv, struct net_mpi **m)
 		return CLI_FAIL;
 	}
 	struct nl_err err = {0};
-	if (net_mpi_open(m, &err) < 0) /* every rank ends with rank 0's status */
+	if (net_mpi_open(cmd, m, &err) < 0) /* every rank ends with rank 0's status */
 		return rank == 0 ? cli_report(&err) : cli_exit_code(&err);
 	/* Every rank runs the same collectives only when all were given the
 	 * same command and options (an MPMD launch may give them others). */
@@ -206,22 +206,46 @@ int cli_mpi_stop(int argc, char **argv, int status)
 	return cli_mpi_stop_say(argc, argv, status, NULL, NULL);
 }
 
-int cli_report(const struct nl_err *err)
+/* The command being run, for the lines said without one passed
+ * (cli_set_command): a copy, since a subcommand's name ("trace convert")
+ * may be built on the stack. Empty: none yet. */
+static char cli_command_name[64];
+
+void cli_set_command(const char *name)
 {
-	return cli_report_cmd(NULL, err);
+	snprintf(cli_command_name, sizeof cli_command_name, "%s", name ? name : "");
 }
 
-int cli_report_cmd(const char *cmd, const struct nl_err *err)
+void cli_say(const char *fmt, ...)
+{
+	va_list ap;
+	if (cli_command_name[0])
+		fprintf(stderr, "netloom %s: ", cli_command_name);
+	else
+		fputs("netloom: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_report(const struct nl_err *err)
 {
 	/* One line whatever user text the message quotes (a -s key holding a
 	 * newline, a path with a carriage return). */
 	struct nl_err line = *err;
 	nl_err_one_line(&line, line.code < 0 ? line.code : -1);
-	size_t n = cmd ? strlen(cmd) : 0;
-	if (n && !strncmp(line.msg, cmd, n) && line.msg[n] == ':' && line.msg[n + 1] == ' ')
-		fprintf(stderr, "netloom %s: %s\n", cmd, line.msg + n + 2);
-	else
-		fprintf(stderr, "netloom: %s\n", line.msg[0] ? line.msg : nl_strerror(err->code));
+	/* A library's message that names the command already ("replay: out
+	 * of memory", the app library's) is said with the command once. Not
+	 * a file's error, whose message starts with the file's path:
+	 * 'netloom run -c run' says "netloom run: run: cannot open config
+	 * file: ...". */
+	const char *msg = line.msg[0] ? line.msg : nl_strerror(err->code);
+	size_t n = strlen(cli_command_name);
+	bool is_file_error = err->code == NL_EIO || err->code == NL_ENOTFOUND || err->code == NL_EFORMAT;
+	if (n && !is_file_error && !strncmp(msg, cli_command_name, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		msg += n + 2;
+	cli_say("%s", msg);
 	int rc = cli_exit_code(err);
 	/* Said: the dispatcher's cli_stdout_finish must not say it again. */
 	if (err->code == NL_EIO && ferror(stdout))
@@ -540,7 +564,7 @@ int cli_stdout_finish(int rc, int early_errno)
 	if (flushed == 0 && !ferror(stdout))
 		return rc;
 	e = early_errno ? early_errno : e ? e : EIO;
-	fprintf(stderr, "netloom: stdout: write failed: %s\n", strerror(e));
+	cli_say("stdout: write failed: %s", strerror(e));
 	/* Said once: a second call (a command's own, then the dispatcher's)
 	 * finds the flag clear. */
 	clearerr(stdout);

@@ -47,8 +47,9 @@ static void cli_print_usage(FILE *f)
 		   "\nExit status: 0 done; 1 the work failed (a deadlock, a timeout, out of memory, an\n"
 		   "output that could not be written after the work); 2 a bad command line,\n"
 		   "configuration, input or output (checked before the work); 3 where a command's\n"
-		   "--help says (a chart not drawn, a BookSim key not mapped). Errors are one line on\n"
-		   "stderr.\n");
+		   "--help says (a chart not drawn, a BookSim key not mapped). Errors and warnings are\n"
+		   "one line on stderr that starts with the command ('netloom run: ...', 'netloom\n"
+		   "trace convert: ...').\n");
 	/* Where meson install put them (README.md, "Installing"): a user
 	 * without a clone finds the samples the docs replay, and the docs
 	 * the help texts name. */
@@ -227,6 +228,11 @@ int main(int argc, char **argv)
 	}
 	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;
 	const struct cli_cmd *c = argc > 1 ? cli_find(argv[1]) : NULL;
+	/* Every line a command says names it (cli_set_command), under a
+	 * launcher too, where the ranks compare their command lines first;
+	 * an unknown command's refusal says "netloom: ". */
+	if (c)
+		cli_set_command(c->name);
 	/* Every command ends through cli_stdout_finish, so none can forget
 	 * it: a result lost on stdout (a full disk, /dev/full, a closed pipe)
 	 * is one line and exit status 1, never 0 (run, sweep, replay and

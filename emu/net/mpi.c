@@ -90,6 +90,7 @@ struct net_mpi {
 	uint32_t rank, size;
 	struct mpi_stats st;
 	uint64_t lookahead, window; /* of the last network planned (fl_mpi_plan), for the statistics */
+	char who[64];               /* the command, in the line said before an abort (net_mpi_open) */
 };
 
 uint32_t net_mpi_rank(const struct net_mpi *m)
@@ -222,12 +223,13 @@ int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint
 	return 0;
 }
 
-int net_mpi_open(struct net_mpi **out, struct nl_err *err)
+int net_mpi_open(const char *who, struct net_mpi **out, struct nl_err *err)
 {
 	NL_CHECK(nl_mpi_open(err));
 	struct net_mpi *m = calloc(1, sizeof *m);
 	if (!m)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(m->who, sizeof m->who, "%s", who);
 	/* Only the calling thread calls MPI; worker threads never do. */
 	int provided = 0;
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -1091,7 +1093,8 @@ static void mx_gather_done(struct flitnet *n)
 		return;
 	uint8_t *r = mx_room(n, &mx->rbuf, &mx->rcap, 0, total * sizeof *md->done);
 	if (!r) { /* the peers send regardless: no clean end */
-		fprintf(stderr, "netloom: rank %u: out of memory for %" PRIu64 " completed messages\n", m->rank, total);
+		fprintf(stderr, "netloom %s: rank %u: out of memory for %" PRIu64 " completed messages\n", m->who, m->rank,
+			total);
 		MPI_Abort(m->comm, 1);
 	}
 	MPI_Allgatherv(md->done, mine, MPI_UINT64_T, r, mx->rcount, mx->rdispl, MPI_UINT64_T, m->comm);
@@ -1393,8 +1396,9 @@ int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint
 	return mpi_gather_self(buf, len, all, at, err);
 }
 
-int net_mpi_open(struct net_mpi **out, struct nl_err *err)
+int net_mpi_open(const char *who, struct net_mpi **out, struct nl_err *err)
 {
+	(void)who;
 	*out = NULL;
 	return nl_errf(err, NL_EUNSUPPORTED, "this netloom was built without MPI (Debian: libopenmpi-dev)");
 }

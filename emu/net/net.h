@@ -228,8 +228,11 @@ struct net_mpi;
 bool net_mpi_launched(uint32_t *rank, uint32_t *size);
 /* Was netloom built with MPI? */
 bool net_mpi_built(void);
-/* Initialise MPI (once per process) and take the world's ranks. */
-int net_mpi_open(struct net_mpi **out, struct nl_err *err);
+/* Initialise MPI (once per process) and take the world's ranks. who:
+ * the command ("replay"), which names the process in the one line said
+ * on stderr before an abort no rank can recover from ("netloom replay:
+ * rank 3: out of memory for ..."); copied. */
+int net_mpi_open(const char *who, struct net_mpi **out, struct nl_err *err);
 /* Finalise MPI (NULL: nothing). With NETLOOM_MPI_STATS=1 rank 0 first
  * prints the exchange's figures to stderr. */
 void net_mpi_close(struct net_mpi *m);

@@ -156,7 +156,7 @@ bad "key 'layout_trials': value '2': only the annealing uses it, and layout_plac
   || fail "layout_iterations with layout_placement=anneal: exit $?"
 "$netloom" run -s cable_latency=1 > /dev/null 2> "$dir/run.err"
 expect_eq "run exit" $? 2
-grep -qF "netloom: -s: key 'cable_latency': value '1': synthetic runs take no cable lengths yet" "$dir/run.err" || fail "run error: $(cat "$dir/run.err")"
+grep -qF "netloom run: -s: key 'cable_latency': value '1': synthetic runs take no cable lengths yet" "$dir/run.err" || fail "run error: $(cat "$dir/run.err")"
 
 [ "$fails" -eq 0 ] && echo "cable: all checks passed"
 exit $((fails > 0))

@@ -205,7 +205,7 @@ def case_export_streamed():
         full = subprocess.run([NETLOOM, "topo", "export", "torus:k=32x32", "--format", "json", "-o", out],
                               capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full disk: status", full.returncode, 1)
-        eq("full disk: message", full.stderr.decode(), f"netloom: --output: {out}: write failed: File too large\n")
+        eq("full disk: message", full.stderr.decode(), f"netloom topo export: --output: {out}: write failed: File too large\n")
         eq("full disk: files left", sorted(os.listdir(d)), ["out.json", "tmpdir"])
         eq("full disk: the old file kept", open(out).read(), "old\n")
         full = subprocess.run([NETLOOM, "topo", "export", "torus:k=32x32", "--format", "json"],
@@ -213,7 +213,7 @@ def case_export_streamed():
         eq("full TMPDIR, stdout: status", full.returncode, 1)
         check(f"full TMPDIR, stdout: message {full.stderr!r}",
               re.fullmatch(re.escape(tmpdir) + r"/netloom-out\.tmp\w{6}: write failed: File too large\n",
-                           full.stderr.decode().removeprefix("netloom: ")) is not None)
+                           full.stderr.decode().removeprefix("netloom topo export: ")) is not None)
         eq("full TMPDIR, stdout: nothing on stdout", full.stdout, b"")
         eq("full TMPDIR, stdout: nothing left in TMPDIR", os.listdir(tmpdir), [])
 
@@ -1021,11 +1021,12 @@ def case_errors():
             pass
         for args in (("topo", "export", "torus:k=4x4", "--format", "dot"), ("topo", "describe", "torus:k=4x4"),
                      ("design", "equality", "--routers", "10", "--radix", "4")):
+            cmd = " ".join(args[:2])
             p = run(*args, "-o", out, code=2)
-            one_line_error(p, f"netloom: --output: {out}: {tmp}/nonexist: no such directory"
+            one_line_error(p, f"netloom {cmd}: --output: {out}: {tmp}/nonexist: no such directory"
                               "; expected an existing folder to write to")
             p = run(*args, "-o", "nodir/x", code=2)
-            one_line_error(p, "netloom: --output: nodir/x: nodir: no such directory"
+            one_line_error(p, f"netloom {cmd}: --output: nodir/x: nodir: no such directory"
                               "; expected an existing folder to write to")
             check(f"{args[:2]}: nothing made", os.listdir(tmp) == ["afile"])
     # A typo of a subcommand or design family names it; another word does not.

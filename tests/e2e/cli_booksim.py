@@ -46,7 +46,7 @@ def convert(path, cwd=None):
     check(f"{path}: exit 0 or 3, got {p.returncode}: {p.stderr.decode()!r}", p.returncode in (0, 3))
     named = {}
     for line in p.stderr.decode().splitlines():
-        m = re.fullmatch(re.escape(f"netloom: {path}") + r"(:\d+)?: cannot map '([A-Za-z0-9_]+)( = [^']*)?': .+", line)
+        m = re.fullmatch(re.escape(f"netloom config: {path}") + r"(:\d+)?: cannot map '([A-Za-z0-9_]+)( = [^']*)?': .+", line)
         check(f"{path}: stderr line names a key: {line!r}", m is not None)
         named[m.group(2)] = line
     eq(f"{path}: exit status says whether something was named", p.returncode == 3, bool(named))
@@ -329,7 +329,7 @@ def case_routing_per_network():
         rc, text, named = convert(bs)
         eq("dor on a torus: exit", rc, 3)
         check(f"dor on a torus named with file:line and BookSim's error: {named}",
-              named.get("routing_function", "").startswith(f"netloom: {bs}:4: cannot map 'routing_function = dor'")
+              named.get("routing_function", "").startswith(f"netloom config: {bs}:4: cannot map 'routing_function = dor'")
               and "dor_torus" in named["routing_function"])
         check("its fallback is marked in the INI", "is not BookSim's routing" in text)
         runs(bs, text, tmp)
@@ -342,7 +342,7 @@ def case_routing_per_network():
             rc, text, named = convert(bs)
             eq(f"valiant on a k = {k} torus: exit", rc, 3)
             check(f"valiant on a k = {k} torus named with file:line and why: {named}",
-                  named.get("routing_function", "").startswith(f"netloom: {bs}:4: cannot map 'routing_function = valiant': "
+                  named.get("routing_function", "").startswith(f"netloom config: {bs}:4: cannot map 'routing_function = valiant': "
                                                                "BookSim's valiant_torus aborts")
                   and "routefunc.cpp:1391" in named["routing_function"])
             check(f"k = {k}: the INI routes with a marked fallback", "is not BookSim's routing" in text
@@ -360,7 +360,7 @@ def case_routing_per_network():
             rc, text, named = convert(bs)
             eq(f"{topo} without routing_function: exit", rc, 3)
             eq(f"{topo} without routing_function: the message", named.get("routing_function"),
-               f"netloom: {bs}: cannot map 'routing_function': not set, and BookSim's default is 'none', which is no "
+               f"netloom config: {bs}: cannot map 'routing_function': not set, and BookSim's default is 'none', which is no "
                f"routing function: BookSim stops with 'Invalid routing function: none_{topo}'; set routing_function "
                f"to one of {names}")
             runs(bs, text, tmp)
@@ -373,7 +373,7 @@ def case_routing_per_network():
         rc, text, named = convert(bs)
         eq("dragonflynew k = 0: exit", rc, 3)
         check(f"dragonflynew k = 0: topology named with its line: {named}",
-              named.get("topology", "").startswith(f"netloom: {bs}:1: cannot map 'topology = dragonflynew'"))
+              named.get("topology", "").startswith(f"netloom config: {bs}:1: cannot map 'topology = dragonflynew'"))
         for key in ("terminal_latency", "local_latency", "global_latency"):
             check(f"dragonflynew k = 0: {key} named as left out with the topology: {named}",
                   named.get(key, "").endswith(": left out with the topology"))
@@ -390,7 +390,7 @@ def case_routing_per_network():
                 f.write(f"topology = {topo};\nk = {k};\nn = {n};\nrouting_function = dim_order;\ntraffic = uniform;\n")
             rc, text, named = convert(bs)
             eq(f"{what}: exit", rc, 3)
-            check(f"{what}: '{key}' named with its line: {named}", named.get(key, "").startswith(f"netloom: {bs}:"))
+            check(f"{what}: '{key}' named with its line: {named}", named.get(key, "").startswith(f"netloom config: {bs}:"))
             if topo == "torus":
                 check(f"{what}: use_noc_latency named as left out with the topology: {named}",
                       named.get("use_noc_latency", "").endswith(
@@ -404,7 +404,7 @@ def case_routing_per_network():
         rc, text, named = convert(bs)
         check(f"routing_function = none named with its line: {named}",
               rc == 3 and named.get("routing_function", "").startswith(
-                  f"netloom: {bs}:4: cannot map 'routing_function = none': 'none' is no BookSim routing function: "
+                  f"netloom config: {bs}:4: cannot map 'routing_function = none': 'none' is no BookSim routing function: "
                   "BookSim stops with 'Invalid routing function: none_mesh'"))
 
 
@@ -457,7 +457,7 @@ def case_allocator_iterations():
             eq(f"{key} = {value}: exit", rc, 3)
             eq(f"{key} = {value}: only it named", sorted(named), [key])
             check(f"{key} = {value}: file:line and BookSim's assertion: {named}",
-                  named[key].startswith(f"netloom: {bs}:6: cannot map '{key} = {value}': BookSim aborts")
+                  named[key].startswith(f"netloom config: {bs}:6: cannot map '{key} = {value}': BookSim aborts")
                   and f"iq_router.cpp:{where}" in named[key])
             eq(f"{key} = {value}: left out", ini_value(read_ini(text), key), None)
             check(f"{key} = {value}: the INI notes it: {text!r}",
@@ -551,7 +551,7 @@ def case_vectors():
         eq("per-class vectors: exit", rc, 3)
         eq("per-class vectors named", sorted(named), ["injection_rate", "traffic"])
         check(f"line and why: {named['injection_rate']!r}",
-              named["injection_rate"].startswith(f"netloom: {bs}:6: cannot map 'injection_rate = {{0.1,0.2}}'")
+              named["injection_rate"].startswith(f"netloom config: {bs}:6: cannot map 'injection_rate = {{0.1,0.2}}'")
               and "one per traffic class" in named["injection_rate"])
         ini = read_ini(text)
         eq("per-class injection_rate not written", ini_value(ini, "injection_rate"), None)
@@ -577,7 +577,7 @@ def case_bit_permutations():
             eq(f"{topo!r} {tr}: exit", rc, 3)
             eq(f"{tr}: only traffic named", sorted(named), ["traffic"])
             check(f"{tr}: file:line, key and BookSim's reason: {named['traffic']!r}",
-                  named["traffic"].startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}'")
+                  named["traffic"].startswith(f"netloom config: {bs}:6: cannot map 'traffic = {tr}'")
                   and "power of two" in named["traffic"])
             eq(f"{tr}: not written", ini_value(read_ini(text), "traffic"), None)
             # ... and the INI says so where the key would be: netloom's
@@ -655,7 +655,7 @@ def case_digit_patterns():
             rc, text, named = convert(bs)
             eq(f"{tr}: exit", rc, 3)
             check(f"{tr}: named with file:line and the argument ({why!r}): {named}",
-                  named.get("traffic", "").startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}': {why}"))
+                  named.get("traffic", "").startswith(f"netloom config: {bs}:6: cannot map 'traffic = {tr}': {why}"))
             eq(f"{tr}: not written", ini_value(read_ini(text), "traffic"), None)
             check(f"{tr}: the INI notes it: {text!r}",
                   f"\n; traffic: BookSim's '{tr}' is not mapped: {why}" in text
@@ -689,7 +689,7 @@ def case_hotspot():
             rc, text, named = convert(bs)
             eq(f"{tr}: exit", rc, 3)
             check(f"{tr}: named with file:line and why ({why!r}): {named}",
-                  named.get("traffic", "").startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}'")
+                  named.get("traffic", "").startswith(f"netloom config: {bs}:6: cannot map 'traffic = {tr}'")
                   and why in named["traffic"])
             runs(bs, text, tmp)
 
@@ -722,7 +722,7 @@ def case_unknown_keys():
             eq(f"{key}: only it named", sorted(named), [key])
             line = named[key]
             check(f"{key}: file:line and 'not a BookSim key': {line!r}",
-                  line.startswith(f"netloom: {bs}:5: cannot map '{key} = 4': not a BookSim key"))
+                  line.startswith(f"netloom config: {bs}:5: cannot map '{key} = 4': not a BookSim key"))
             if near:
                 check(f"{key}: suggests {near}: {line!r}", line.endswith(f"did you mean '{near}'?"))
             else:

@@ -111,9 +111,9 @@ def case_booksim_unmappable():
         p = run("config", "--from-booksim", bs, code=3)
         err = sorted(p.stderr.decode().splitlines())
         eq("warnings", err, sorted([
-            f"netloom: {bs}:6: cannot map 'router = event': netloom models BookSim's iq router only",
-            f"netloom: {bs}:7: cannot map 'speculative = 1': not modelled by netloom",
-            f"netloom: {bs}:8: cannot map 'seed = time': 'time' seeds are not reproducible; using 0",
+            f"netloom config: {bs}:6: cannot map 'router = event': netloom models BookSim's iq router only",
+            f"netloom config: {bs}:7: cannot map 'speculative = 1': not modelled by netloom",
+            f"netloom config: {bs}:8: cannot map 'seed = time': 'time' seeds are not reproducible; using 0",
         ]))
         # What can be mapped is still written, and it loads.
         ini = read_ini(p.stdout.decode())
@@ -184,7 +184,7 @@ def case_warmup_only():
     for cmd, extra in (("run", ()), ("sweep", ("--rates", "0.1:0.1:0.1"))):
         p = run(cmd, *SMALL, "-s", "warmup_periods=3", "-s", "max_samples=2", *extra)
         eq(f"{cmd}: warning", p.stderr.decode(),
-           "netloom: warning: max_samples = 2 < warmup_periods = 3: every sample period is warm-up, nothing is "
+           f"netloom {cmd}: warning: max_samples = 2 < warmup_periods = 3: every sample period is warm-up, nothing is "
            "measured, and each point is reported unstable (BookSim's rule); expected max_samples >= warmup_periods\n")
         check(f"{cmd}: table label: {p.stdout.decode()!r}", "no (warm-up only)" in p.stdout.decode())
         if cmd == "sweep":  # no rate to say "up to": it said "no saturation up to -1"
@@ -196,7 +196,7 @@ def case_warmup_only():
         # 65,535-cycle channel reported a stable latency of 7).
         p = run(cmd, *SMALL, "-s", "warmup_periods=3", "-s", "max_samples=3", *extra)
         eq(f"{cmd}: warning with max_samples = warmup_periods", p.stderr.decode(),
-           "netloom: warning: max_samples = warmup_periods = 3: warm-up ends with the last sample period, so each "
+           f"netloom {cmd}: warning: max_samples = warmup_periods = 3: warm-up ends with the last sample period, so each "
            "point reports that warm-up period's figures, with no packet measured or drained (BookSim's rule); "
            "expected max_samples > warmup_periods\n")
         check(f"{cmd}: stable with max_samples = warmup_periods: {p.stdout.decode()!r}",
@@ -283,8 +283,8 @@ def case_suggestions():
             (("replay", "x.nlt", "--topolgy", "torus:k=4x4"), "netloom replay: unknown option '--topolgy' (did you "
                                                               "mean '--topology'? see 'netloom replay --help')"),
             (("run", "--bogus"), "netloom run: unknown option '--bogus' (see 'netloom run --help')"),
-            (("run", "-s", "num_vc=2"), "netloom: -s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
-            (("run", "-s", "foo=1"), "netloom: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
+            (("run", "-s", "num_vc=2"), "netloom run: -s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
+            (("run", "-s", "foo=1"), "netloom run: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
         p = run(*args, code=2)
         eq(" ".join(args), p.stderr.decode(), line + "\n")
     # sweep's options given to run ('run --plot c.svg') were unknown
@@ -298,9 +298,9 @@ def case_suggestions():
     # was an unknown key like any other word; it now says whose key it is.
     bs_hint = ("is a BookSim2 key, not netloom's: docs/configuration.md ('netloom config --from-booksim') says what "
                "it becomes, and that command converts a BookSim2 file\n")
-    for args, line in ((("run", "-s", "k=8"), "netloom: -s: unknown key 'k' (see 'netloom config --keys' for the "
+    for args, line in ((("run", "-s", "k=8"), "netloom run: -s: unknown key 'k' (see 'netloom config --keys' for the "
                         "list); 'k' " + bs_hint),
-                       (("config", "-s", "subnets=2"), "netloom: -s: unknown key 'subnets' (see 'netloom config "
+                       (("config", "-s", "subnets=2"), "netloom config: -s: unknown key 'subnets' (see 'netloom config "
                         "--keys' for the list); 'subnets' " + bs_hint)):
         p = run(*args, code=2)
         eq(" ".join(args), p.stderr.decode(), line)
@@ -309,7 +309,7 @@ def case_suggestions():
         open(path, "w").write("[network]\ntopology = torus:k=4x4\nk = 8\n")
         for cmd in ("run", "config"):
             p = run(cmd, "-c", path, code=2)
-            eq(f"{cmd} -c k.ini", p.stderr.decode(), f"netloom: {path}:3: unknown key 'k' (see 'netloom config "
+            eq(f"{cmd} -c k.ini", p.stderr.decode(), f"netloom {cmd}: {path}:3: unknown key 'k' (see 'netloom config "
                "--keys' for the list); 'k' " + bs_hint)
     # A section header's typo named no section ('unknown section [netwrk]').
     with tempfile.TemporaryDirectory() as tmp:
@@ -321,7 +321,7 @@ def case_suggestions():
             for cmd in ("run", "config"):
                 p = run(cmd, "-c", path, code=2)
                 eq(f"{cmd} -c {text!r}", p.stderr.decode(),
-                   f"netloom: {path}:{line}\n")
+                   f"netloom {cmd}: {path}:{line}\n")
 
 
 def case_unread_keys():
@@ -365,12 +365,12 @@ def case_booksim_invalid_values():
                   "injection_rate = 0.5;\n")       # 9: packets/cycle -> 2 flits/cycle
         p = run("config", "--from-booksim", bs, code=3)
         err = p.stderr.decode().splitlines()
-        want = [f"netloom: {bs}:5: cannot map 'sw_allocator = max_size': expected one of islip, "
+        want = [f"netloom config: {bs}:5: cannot map 'sw_allocator = max_size': expected one of islip, "
                 "separable_input_first, separable_output_first",
-                f"netloom: {bs}:6: cannot map 'num_vcs = 300': out of range: expected a value in 1..255",
-                f"netloom: {bs}:9: cannot map 'injection_rate = 0.5': 2 flits/cycle (0.5 packets of 4 flits) "
+                f"netloom config: {bs}:6: cannot map 'num_vcs = 300': out of range: expected a value in 1..255",
+                f"netloom config: {bs}:9: cannot map 'injection_rate = 0.5': 2 flits/cycle (0.5 packets of 4 flits) "
                 "is out of range: expected a value in 0..1",
-                f"netloom: {bs}:7: cannot map 'sim_type = batch': expected one of latency, throughput"]
+                f"netloom config: {bs}:7: cannot map 'sim_type = batch': expected one of latency, throughput"]
         eq("warnings", sorted(err), sorted(want))
         conv = os.path.join(tmp, "vals.ini")
         write(conv, p.stdout.decode())
@@ -385,7 +385,7 @@ def case_booksim_invalid_values():
             real = os.path.join(tmp, "real.cfg")
             write(real, f"topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n{text}\n")
             p = run("config", "--from-booksim", real, code=code)
-            check(f"{text}: {p.stderr!r}", f"netloom: {real}{line}\n" in p.stderr.decode())
+            check(f"{text}: {p.stderr!r}", f"netloom config: {real}{line}\n" in p.stderr.decode())
         # A rate in packets of a size netloom does not take is named for
         # that: it was converted with the size, then named out of range
         # ('7000 flits/cycle (0.1 packets of 70000 flits) is out of range')
@@ -397,8 +397,8 @@ def case_booksim_invalid_values():
                        f"packet_size = {size};\ninjection_rate = 0.1;\n")
             err = run("config", "--from-booksim", big, code=3).stderr.decode().splitlines()
             eq(f"packet_size = {size}: a rate in its packets", err,
-               [f"netloom: {big}:5: cannot map 'packet_size = {size}': {why}",
-                f"netloom: {big}:6: cannot map 'injection_rate = 0.1': its unit is packets of packet_size, which is "
+               [f"netloom config: {big}:5: cannot map 'packet_size = {size}': {why}",
+                f"netloom config: {big}:6: cannot map 'injection_rate = 0.1': its unit is packets of packet_size, which is "
                 "not mapped (BookSim's injection_rate_uses_flits = 0)"])
         # A rate that is a word is named like latency_thres = O.1, not
         # read as 0 (O.1, abc). 0.1O and an empty value are not BookSim
@@ -408,7 +408,7 @@ def case_booksim_invalid_values():
             write(bs, head + f"injection_rate = {v};\n")
             p = run("config", "--from-booksim", bs, code=3)
             eq(f"injection_rate = {v!r}", p.stderr.decode(),
-               f"netloom: {bs}:5: cannot map 'injection_rate = {v}': expected a number\n")
+               f"netloom config: {bs}:5: cannot map 'injection_rate = {v}': expected a number\n")
             out = p.stdout.decode()
             check(f"injection_rate = {v!r} left out", not re.search(r"^injection_rate\s*=", out, re.M))
             check(f"injection_rate = {v!r}: the INI notes netloom's default applies: {out!r}",
@@ -420,7 +420,7 @@ def case_booksim_invalid_values():
             write(bs, head + f"injection_rate = {v};\n")
             p = run("config", "--from-booksim", bs, code=2)
             eq(f"injection_rate = {v!r}: nothing written", p.stdout, b"")
-            one_line_error(p, f"netloom: {bs}:5: {msg}")
+            one_line_error(p, f"netloom config: {bs}:5: {msg}")
         # Values BookSim takes and a netloom run refuses: the converted
         # configuration is built as a run builds it, and refused (exit 2,
         # nothing on stdout), not written to fail at the first run.
@@ -428,7 +428,7 @@ def case_booksim_invalid_values():
                            ("num_vcs = 2;\ninput_speedup = 4;\n", "input_speedup 4 exceeds num_vcs 2")):
             write(bs, head + extra)
             p = run("config", "--from-booksim", bs, code=2)
-            one_line_error(p, f"netloom: {bs}: the converted configuration does not run: {why}")
+            one_line_error(p, f"netloom config: {bs}: the converted configuration does not run: {why}")
         # A negative threshold turns BookSim's check off (trafficmanager.cpp:
         # 'thres >= 0.0 &&'): it was refused as out of range (exit 3, the
         # default 500 written); now netloom's largest value stands for it,
@@ -456,8 +456,8 @@ def case_booksim_invalid_values():
         write(bs, head + "injection_rate_uses_flits = l;\ninjection_rate = 0.2;\n")
         p = run("config", "--from-booksim", bs, code=3)
         eq("injection_rate_uses_flits = l", p.stderr.decode().splitlines(),
-           [f"netloom: {bs}:5: cannot map 'injection_rate_uses_flits = l': expected an integer (0 or 1)",
-            f"netloom: {bs}:6: cannot map 'injection_rate = 0.2': its unit is unknown "
+           [f"netloom config: {bs}:5: cannot map 'injection_rate_uses_flits = l': expected an integer (0 or 1)",
+            f"netloom config: {bs}:6: cannot map 'injection_rate = 0.2': its unit is unknown "
             "(injection_rate_uses_flits is not an integer)"])
 
 
@@ -494,7 +494,7 @@ def case_booksim_syntax():
                 ("// only a comment\n", ": no 'key = value;' setting")):
             write(bs, body)
             p = run("config", "--from-booksim", bs, code=2)
-            one_line_error(p, f"netloom: {bs}{msg}")
+            one_line_error(p, f"netloom config: {bs}{msg}")
             check(f"{body!r}: a BookSim file not called a netloom one", b"netloom configuration" not in p.stderr)
         # A netloom INI given to --from-booksim (the mistake the other way
         # round from run -c on a BookSim file): said so.
@@ -502,7 +502,7 @@ def case_booksim_syntax():
                           ("topology = torus:k=4x4\nnum_vcs = 2\n", ":1: 'topology = torus:k=4x4': BookSim reads")):
             write(bs, body)
             p = run("config", "--from-booksim", bs, code=2)
-            one_line_error(p, f"netloom: {bs}{msg}")
+            one_line_error(p, f"netloom config: {bs}{msg}")
             check(f"{body!r}: the hint to read it with -c: {p.stderr!r}",
                   p.stderr.endswith(b" (this is a netloom configuration: read it with 'netloom run -c FILE' or "
                                     b"'netloom config -c FILE')\n"))
@@ -602,12 +602,12 @@ def case_config_check():
     with tempfile.TemporaryDirectory() as tmp:
         f = os.path.join(tmp, "df.ini")
         write(f, "[network]\ntopology = dragonfly:a=4,p=2,h=2,g=3\nrouting_function = ugal\n[router]\nnum_vcs = 2\n")
-        want = (f"netloom: {f}:5: routing function 'ugal' needs num_vcs >= 2 x the diameter = 4 "
+        want = (f"{f}:5: routing function 'ugal' needs num_vcs >= 2 x the diameter = 4 "
                 "(one VC class per hop of the longest Valiant path), got 2")
         ran = run("run", "-c", f, code=2)
-        one_line_error(ran, want)
+        one_line_error(ran, "netloom run: " + want)
         p = run("config", "-c", f, "--check", code=2)
-        one_line_error(p, want)
+        one_line_error(p, "netloom config: " + want)
         eq("refused: nothing on stdout", p.stdout.decode(), "")
         # Fixed by -s, it runs: one line saying what, on stdout.
         p = run("config", "-c", f, "-s", "num_vcs=4", "--check")
@@ -626,7 +626,7 @@ def case_config_check():
                                                                   "power of two), seed 0"))
         # A spec refused before building still is, as by --dump.
         p = run("config", "-s", "topology=torus:k=1x1", "--check", code=2)
-        one_line_error(p, "netloom: -s: topology 'torus': parameter 'k' value '1x1' out of range")
+        one_line_error(p, "netloom config: -s: topology 'torus': parameter 'k' value '1x1' out of range")
 
 
 def case_config_json():
@@ -754,15 +754,15 @@ def case_errors():
         # network is built: it named no place, unlike partitions above.
         lat_file = ini("ll.ini", "[network]\ntopology = mesh:k=4x4\nlocal_latency = 3\n")
         cases = [
-            (("-c", topo_file), f"netloom: {topo_file}:2: topology 'torus': parameter 'k' value '1x4' out of "
+            (("-c", topo_file), f"netloom run: {topo_file}:2: topology 'torus': parameter 'k' value '1x4' out of "
              "range: expected each element in 2..65535, got '1'"),
-            (("-c", traffic_file), f"netloom: {traffic_file}:4: unknown traffic pattern 'diagonal' (valid: "
+            (("-c", traffic_file), f"netloom run: {traffic_file}:4: unknown traffic pattern 'diagonal' (valid: "
              "uniform, bitcomp, bitrev, shuffle, transpose, bitrot, hotspot, randperm, asymmetric, neighbor, "
              "tornado, swap2, nextgroup)"),
-            (("-c", rf_file), f"netloom: {rf_file}:3: unknown routing function 'zigzag' (valid: dor,"),
-            (("-c", rf_param_file), f"netloom: {rf_param_file}:2: routing function 'dor': parameter 'dateline' "
+            (("-c", rf_file), f"netloom run: {rf_file}:3: unknown routing function 'zigzag' (valid: dor,"),
+            (("-c", rf_param_file), f"netloom run: {rf_param_file}:2: routing function 'dor': parameter 'dateline' "
              "value '2': expected 0/1"),
-            (("-c", rf_family_file), f"netloom: {rf_family_file}:3: routing function 'dor' does not run on "
+            (("-c", rf_family_file), f"netloom run: {rf_family_file}:3: routing function 'dor' does not run on "
              "topology 'full'"),
             # key=value errors: -s and file
             (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
@@ -814,8 +814,8 @@ def case_errors():
             (("-c", after_hdr2), f"{after_hdr2}:3: '[router] num_vcs = 4': text after the ']' of a section header"),
             (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
             # The empty name was shown as nothing: ": cannot open config file".
-            (("-c", ""), "netloom: '': empty file name; expected a config file to read"),
-            (("--config=",), "netloom: '': empty file name; expected a config file to read"),
+            (("-c", ""), "netloom run: '': empty file name; expected a config file to read"),
+            (("--config=",), "netloom run: '': empty file name; expected a config file to read"),
             (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("-c", twice), f"{twice}:4: key 'num_vcs' set twice in this file (first at line 2); expected each key "
              "once (-s overrides a file's key)"),
@@ -836,100 +836,100 @@ def case_errors():
             # topology, routing, traffic, flow control; a spec's refusal
             # starts with -s, as one from a file starts with its line (it
             # named no place).
-            (("-s", "topology=hypertorus:k=4"), "netloom: -s: unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
+            (("-s", "topology=hypertorus:k=4"), "netloom run: -s: unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
             (("-s", "topology=torus:k=1x4"),
-             "netloom: -s: topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
-            (("-s", "topology=torus:q=4"), "netloom: -s: topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
+             "netloom run: -s: topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
+            (("-s", "topology=torus:q=4"), "netloom run: -s: topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
             # A ':' with nothing after it (as a trailing ',' is refused).
             (("-s", "topology=dragonfly:a=4,p=2,h=2", "-s", "routing_function=ugal:"),
-             "netloom: -s: routing function 'ugal': expected key=value after ':' (or no ':' for the defaults)"),
+             "netloom run: -s: routing function 'ugal': expected key=value after ':' (or no ':' for the defaults)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=zigzag"),
-             "netloom: -s: unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx"),
+             "netloom run: -s: unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx"),
             (("-s", "topology=full:n=8", "-s", "routing_function=dor"),
-             "netloom: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
+             "netloom run: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=2"),
-             "netloom: -s: routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
+             "netloom run: -s: routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
             # A VC count refused by the routing function starts with where
             # num_vcs was set, as read-time errors do (none: its default).
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=3"),
-             "netloom: -s: routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), "
+             "netloom run: -s: routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), "
              "got 3"),
             (("-c", vcs_file),
-             f"netloom: {vcs_file}:5: routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline "
+             f"netloom run: {vcs_file}:5: routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline "
              "classes), got 3"),
             (("-s", "topology=torus:k=4x4", "-s", "routing_function=valiant", "-s", "num_vcs=2"),
-             "netloom: -s: routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 "
+             "netloom run: -s: routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 "
              "dateline classes), got 2"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=min", "-s", "num_vcs=4"),
-             "netloom: -s: routing function 'min' needs num_vcs >= the diameter 6 (one VC class per hop), got 4"),
+             "netloom run: -s: routing function 'min' needs num_vcs >= the diameter 6 (one VC class per hop), got 4"),
             (("-s", "topology=mesh:k=10x10", "-s", "routing_function=min"),
-             "netloom: routing function 'min' needs num_vcs >= the diameter 18 (one VC class per hop), got 16"),
+             "netloom run: routing function 'min' needs num_vcs >= the diameter 18 (one VC class per hop), got 16"),
             (("-s", "topology=mesh:k=4x4", "-s", "flow_control=vct", "-s", "packet_size=16"),
-             "netloom: -s: flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)\n"),
-            (("-c", st_file), f"netloom: {st_file}:5: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
-            (("-c", drain_file), f"netloom: {drain_file}:2: max_drain_cycles = 0 (no drain) needs sim_type = throughput"),
-            (("-c", speedup_file), f"netloom: {speedup_file}:2: input_speedup 4 exceeds num_vcs 2 "),
-            (("-c", voq_file), f"netloom: {voq_file}:5: [router] sequential_allocation = 1 with voq = 1: "),
+             "netloom run: -s: flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)\n"),
+            (("-c", st_file), f"netloom run: {st_file}:5: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
+            (("-c", drain_file), f"netloom run: {drain_file}:2: max_drain_cycles = 0 (no drain) needs sim_type = throughput"),
+            (("-c", speedup_file), f"netloom run: {speedup_file}:2: input_speedup 4 exceeds num_vcs 2 "),
+            (("-c", voq_file), f"netloom run: {voq_file}:5: [router] sequential_allocation = 1 with voq = 1: "),
             (("-c", prio_file),
-             f"netloom: {prio_file}:3: routing_function 'minad:block=1,queue=0' takes a deroute, a blocked port or its escape VCs only when no "
+             f"netloom run: {prio_file}:3: routing_function 'minad:block=1,queue=0' takes a deroute, a blocked port or its escape VCs only when no "
              "higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
              "vc_allocator = separable_input_first or separable_output_first, got islip (the default)\n"),
             (("-c", prio_va_file),
-             f"netloom: {prio_va_file}:6: routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only when no "
+             f"netloom run: {prio_va_file}:6: routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only when no "
              "higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
              "vc_allocator = separable_input_first or separable_output_first, got islip\n"),
             (("-s", "topology=hyperx:s=4x4", "-s", "routing_function=dal", "-s", "num_vcs=2", "-s", "vc_allocator=islip"),
-             "netloom: -s: routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only when no "
+             "netloom run: -s: routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only when no "
              "higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
              "vc_allocator = separable_input_first or separable_output_first, got islip\n"),
             (("-c", ugalg_file, "-s", "threads=2"),
-             f"netloom: {ugalg_file}:3: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,"
+             f"netloom run: {ugalg_file}:3: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,"
              "queue=credit' reads the live global congestion view, which threads = 2 (from -s) cannot give (other "
              "partitions' channels change meanwhile); expected partitions = 1 and threads = 1\n"),
             (("-s", "topology=torus:k=4x4", "-s", "routing_function=ugal:mode=global", "-s", "partitions=2"),
-             "netloom: -s: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,queue=credit' "
+             "netloom run: -s: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,queue=credit' "
              "reads the live global congestion view, which partitions = 2 cannot give (other partitions' channels "
              "change meanwhile); expected partitions = 1 and threads = 1\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
-             "netloom: -s: unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, "
+             "netloom run: -s: unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, "
              "bitrot, hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=16"),
-             "netloom: -s: traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
+             "netloom run: -s: traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
             # a node twice: drawn with the sum of its weights, silently
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=0/5/0"),
-             "netloom: -s: traffic 'hotspot': parameter 'nodes' value '0/5/0': endpoint 0 given twice; expected each endpoint "
+             "netloom run: -s: traffic 'hotspot': parameter 'nodes' value '0/5/0': endpoint 0 given twice; expected each endpoint "
              "once (weigh them with 'rates')"),
             (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
-             "netloom: -s: traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
+             "netloom run: -s: traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
             (("-s", "topology=mesh:k=4x4", "-s", "st_final_delay=0"),
-             "netloom: -s: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
+             "netloom run: -s: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.9", "-s", "packet_size=1",
               "-s", "internal_speedup=17"),
              "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic_classes=2"),
-             "netloom: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 1 VCs per class: routing function 'dor' on a "
+             "netloom run: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 1 VCs per class: routing function 'dor' on a "
              "torus needs an even num_vcs >= 2 (two dateline classes), got 1"),
             # partitions and threads past the routers: 0 (automatic) is in
             # range too; where the key was set first, as read-time errors.
             (("-s", "topology=torus:k=4x4", "-s", "partitions=17"),
-             "netloom: -s: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router "
+             "netloom run: -s: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router "
              "at least in each)"),
             (("-c", parts_file),
-             f"netloom: {parts_file}:4: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 "
+             f"netloom run: {parts_file}:4: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 "
              "(one router at least in each)"),
             (("-s", "topology=torus:k=4x4", "-s", "threads=17"),
-             "netloom: -s: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at "
+             "netloom run: -s: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at "
              "least per thread)"),
             (("-c", threads_file),
-             f"netloom: {threads_file}:4: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 "
+             f"netloom run: {threads_file}:4: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 "
              "(a router at least per thread)"),
             (("-c", lat_file),
-             f"netloom: {lat_file}:3: key 'local_latency': value '3': topology 'mesh' has one class of links; "
+             f"netloom run: {lat_file}:3: key 'local_latency': value '3': topology 'mesh' has one class of links; "
              "expected 0 (unset), or channel_latency"),
             (("-s", "topology=torus:k=4x4", "-s", "global_latency=5"),
-             "netloom: -s: key 'global_latency': value '5': topology 'torus' has one class of links"),
+             "netloom run: -s: key 'global_latency': value '5': topology 'torus' has one class of links"),
             (("-s", "topology=torus:k=4x4", "-s", "noc_latency=1"),
-             "netloom: -s: key 'noc_latency': value '1': topology 'torus' has no on-chip layout"),
+             "netloom run: -s: key 'noc_latency': value '1': topology 'torus' has no on-chip layout"),
             (("-s", "topology=full:n=4,p=0", "-s", "routing_function=min"),
              "topology 'full:n=4,p=0,k=1': no endpoints; synthetic traffic needs at least one"),
             # command line
@@ -955,16 +955,16 @@ def case_errors():
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         # config --dump/--json refuse the specs run refuses, with its line
         # (parsed, not built): they printed the dump, status 0.
-        spec_cases = [c for c in cases[:5]] + [
-            (("-s", "topology=hypertorus"), "netloom: -s: unknown topology 'hypertorus' (valid: torus,"),
+        spec_cases = [(a, m.replace("netloom run: ", "netloom config: ")) for a, m in cases[:5]] + [
+            (("-s", "topology=hypertorus"), "netloom config: -s: unknown topology 'hypertorus' (valid: torus,"),
             (("-s", "topology=full:n=4", "-s", "routing_function=dor"),
-             "netloom: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
-            (("-s", "traffic=hotspot:bogus=1"), "netloom: -s: traffic 'hotspot': unknown parameter 'bogus'"),
+             "netloom config: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
+            (("-s", "traffic=hotspot:bogus=1"), "netloom config: -s: traffic 'hotspot': unknown parameter 'bogus'"),
             # A family's data file the run cannot open (it printed the dump, status 0).
             (("-s", "topology=graph:file=" + os.path.join(tmp, "missing.edges")),
-             "netloom: -s: topology 'graph': parameter 'file': cannot open '%s': No such file or directory"
+             "netloom config: -s: topology 'graph': parameter 'file': cannot open '%s': No such file or directory"
              % os.path.join(tmp, "missing.edges")),
-            (("-s", "topology=p2(anynet:file=" + tmp + ")"), "netloom: -s: topology 'anynet': parameter 'file': '%s' "
+            (("-s", "topology=p2(anynet:file=" + tmp + ")"), "netloom config: -s: topology 'anynet': parameter 'file': '%s' "
              "is a directory; expected a BookSim anynet network_file" % tmp),
         ]
         for args, msg in spec_cases:
@@ -973,10 +973,11 @@ def case_errors():
         # A directory as a family's file said "DIR: read error: Is a
         # directory", where a missing one names the parameter.
         for fam, what in (("graph", "a graph edge list"), ("anynet", "a BookSim anynet network_file")):
-            msg = f"netloom: -s: topology '{fam}': parameter 'file': '{tmp}' is a directory; expected {what}"
-            for cmd in (("run",), ("config",)):
-                one_line_error(run(*cmd, "-s", f"topology={fam}:file={tmp}", code=2), msg)
-            one_line_error(run("topo", "describe", f"{fam}:file={tmp}", code=2), msg.replace("-s: ", ""))
+            msg = f"-s: topology '{fam}': parameter 'file': '{tmp}' is a directory; expected {what}"
+            for cmd in ("run", "config"):
+                one_line_error(run(cmd, "-s", f"topology={fam}:file={tmp}", code=2), f"netloom {cmd}: {msg}")
+            one_line_error(run("topo", "describe", f"{fam}:file={tmp}", code=2),
+                           "netloom topo describe: " + msg.replace("-s: ", ""))
         # config -c reads the file alike: it printed the defaults, status 0.
         for path, line, hdr in ((after_hdr, 1, "[network] topology = torus:k=4x4"),
                                 (after_hdr2, 3, "[router] num_vcs = 4")):
@@ -1002,7 +1003,7 @@ def case_errors():
         for cmd in (("run",), ("sweep", "--rates", "0.1:0.2:0.1")):
             bad = os.path.join(tmp, "nodir", "x.json")
             p = run(*cmd, *SMALL, "--json", bad, code=2)
-            one_line_error(p, f"netloom: --json: {bad}: {os.path.dirname(bad)}: no such directory"
+            one_line_error(p, f"netloom {cmd[0]}: --json: {bad}: {os.path.dirname(bad)}: no such directory"
                               "; expected an existing folder to write to")
         p = run("sweep", *SMALL, "--rates", "0.1:0.3:1e-9", "--json", target, code=2)
         one_line_error(p, "netloom sweep: --rates '0.1:0.3:1e-9': more than 100000 points: expected a larger STEP")
@@ -1049,7 +1050,7 @@ def case_errors():
                                   "its '=' or ':'; expected 'key = value' or '[section]'")):
             path = ini(name, text)
             p = run("config", "-c", path, code=2)
-            one_line_error(p, f"netloom: {path}{want}")
+            one_line_error(p, f"netloom config: {path}{want}")
 
 
 def case_option_values():
@@ -1204,7 +1205,8 @@ def case_option_values():
                                 "-o", "--json")):
             p = run_in(*args, opt, nxt, code=2)
             name = "--output" if opt == "-o" else opt
-            one_line_error(p, f"netloom: {name} '{nxt}': an option, not a file name (a value left out?); "
+            cmd = " ".join(args[:2]) if args[0] in ("topo", "design") else args[0]
+            one_line_error(p, f"netloom {cmd}: {name} '{nxt}': an option, not a file name (a value left out?); "
                            f"expected a file to write (./{nxt} for a file of that name)")
             check(f"{' '.join(args[:2])} {opt} {nxt}: nothing written", os.listdir(tmp) == [])
         # The same of a directory output: replay's and trace export's
@@ -1249,7 +1251,7 @@ def case_subnormal_rates():
     d = run_json("run", *SMALL, "-s", "injection_rate=1e-320", "--json", "-")
     eq("run injection_rate=1e-320", d["results"]["throughput"]["offered"], 1e-320)
     p = run("run", *SMALL, "-s", "injection_rate=1e-400", code=2)
-    one_line_error(p, "netloom: -s: key 'injection_rate' value '1e-400': too small to represent (rounds to 0); "
+    one_line_error(p, "netloom run: -s: key 'injection_rate' value '1e-400': too small to represent (rounds to 0); "
                       "expected 0 or a magnitude of at least 4.9e-324")
     for rates, part in (("1e-400:0.1:0.1", "1e-400"), ("0:1e-999:0.1", "1e-999"), ("0:0.1:-1e-400", "-1e-400")):
         p = run("sweep", *SMALL, "--rates", rates, code=2)
@@ -1686,20 +1688,20 @@ def case_sweep_plot():
         # '-' is staged in TMPDIR: one that cannot take it is refused before
         # the points, not after them (exit 3).
         p = run("sweep", *SMALL, *rates, "--plot", "-", code=2, env=dict(ENV, TMPDIR=os.path.join(tmp, "nodir")))
-        one_line_error(p, f"netloom: --plot: {tmp}/nodir/netloom-out: {tmp}/nodir: no such directory")
+        one_line_error(p, f"netloom sweep: --plot: {tmp}/nodir/netloom-out: {tmp}/nodir: no such directory")
         one_line_error(run("run", *SMALL, "--plot", svg, code=2), "--plot")
         # No gnuplot: the table and JSON written, exit 3, the old chart kept.
         old = open(svg, "rb").read()
         env = dict(ENV, PATH=tmp)
         p = run("sweep", *SMALL, *rates, "--json", js, "--plot", svg, code=3, env=env)
         check("no gnuplot: the table written", b"offered  injected" in p.stdout)
-        eq("no gnuplot: the line", p.stderr.decode(), f"netloom: --plot {svg}: gnuplot not found; expected gnuplot "
+        eq("no gnuplot: the line", p.stderr.decode(), f"netloom sweep: --plot {svg}: gnuplot not found; expected gnuplot "
            "on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written\n")
         check("no gnuplot: JSON written", json.load(open(js))["command"] == "sweep")
         eq("no gnuplot: the old chart kept", open(svg, "rb").read(), old)
         # --csv: the line said 'the table was written' of the CSV.
         p = run("sweep", *SMALL, *rates, "--csv", "--plot", svg, code=3, env=env)
-        eq("no gnuplot, --csv: the line", p.stderr.decode(), f"netloom: --plot {svg}: gnuplot not found; expected "
+        eq("no gnuplot, --csv: the line", p.stderr.decode(), f"netloom sweep: --plot {svg}: gnuplot not found; expected "
            "gnuplot on PATH (Debian: apt-get install gnuplot-nox); the CSV was written\n")
         # A --json that cannot be written after the points (status 1) left
         # the chart undrawn without a word; it is drawn all the same.
@@ -1707,7 +1709,7 @@ def case_sweep_plot():
             open(svg, "w").write("old")
             p = run("sweep", *SMALL, *rates, "--json", "/dev/full", "--plot", svg, code=1)
             eq("--json /dev/full: stderr", p.stderr.decode(),
-               "netloom: --json: /dev/full: write failed: No space left on device\n")
+               "netloom sweep: --json: /dev/full: write failed: No space left on device\n")
             check("--json /dev/full: the chart drawn", open(svg).read().rstrip().endswith("</svg>"))
 
 
@@ -1756,6 +1758,46 @@ def stdout_full(*args):
     return p.returncode, p.stderr.decode()
 
 
+def case_command_prefix():
+    """Every command's error names the command: one line on stderr that
+    starts 'netloom CMD: ' (with the subcommand for trace, topo and
+    design), exit 2, nothing on stdout. The helpers that report a
+    library's error said 'netloom: ' whatever the command, so a script
+    running several could not tell which one failed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        missing = os.path.join(tmp, "missing")
+        for args, prefix, msg in (
+                (("run", "-s", "foo=1"), "run", "-s: unknown key 'foo'"),
+                (("sweep", "-s", "foo=1", "--rates", "0.1:0.2:0.1"), "sweep", "-s: unknown key 'foo'"),
+                (("config", "-s", "foo=1"), "config", "-s: unknown key 'foo'"),
+                (("trace", "info", missing + ".nlt"), "trace info", f"{missing}.nlt: cannot open"),
+                (("topo", "describe", "nosuch"), "topo describe", "unknown topology 'nosuch'"),
+                (("design", "hyperx", "--terminals", "64", "--radix", "16", "--bisection", "0.5", "-o",
+                  os.path.join(missing, "x")), "design hyperx", f"--output: {missing}/x: {missing}: no such directory"),
+                (("replay", missing + ".nlt"), "replay", f"{missing}.nlt: cannot open"),
+                (("serve", "--ranks", "2", "--listen", "ipc://"), "serve", "--listen: 'ipc://': empty ipc path"),
+                (("cost", "nosuch"), "cost", "unknown topology 'nosuch'"),
+                (("layout", "nosuch", "--svg", os.path.join(tmp, "x.svg")), "layout", "unknown topology 'nosuch'"),
+                (("interfere", missing + ".ini"), "interfere", f"{missing}.ini: cannot open workload file"),
+                (("compare", missing + ".ini", "-o", os.path.join(tmp, "c")), "compare",
+                 f"{missing}.ini: cannot open study file"),
+                # A message that already names the command says it once.
+                (("replay",), "replay", "missing TRACE (see 'netloom replay --help')")):
+            p = run(*args, code=2)
+            eq(f"{' '.join(args)}: stdout", p.stdout, b"")
+            err = p.stderr.decode()
+            eq(f"{' '.join(args)}: one line", err.count("\n"), 1)
+            check(f"{' '.join(args)}: starts 'netloom {prefix}: {msg}': {err!r}",
+                  err.startswith(f"netloom {prefix}: {msg}"))
+        # A file named as the command keeps its name in the line.
+        p = subprocess.run([os.path.abspath(NETLOOM), "run", "-c", "run"], capture_output=True, env=ENV, cwd=tmp)
+        eq("run -c run: exit", p.returncode, 2)
+        eq("run -c run: the file named", p.stderr.decode(),
+           "netloom run: run: cannot open config file: No such file or directory\n")
+        # Lines not tied to a command keep 'netloom: '.
+        one_line_error(run("bogus", code=2), "netloom: unknown command 'bogus'")
+
+
 def case_stdout_full():
     """Results that cannot be written to stdout fail the command: exit 1
     (the work failed, not bad input: docs/analysis.md, docs/results.md),
@@ -1789,8 +1831,12 @@ def case_stdout_full():
                      ("version",), ("--version",), ("--help",), ("cost", "--help"), ("replay", "--help")):
             rc, err = stdout_full(*args)
             eq(f"{' '.join(args)} > /dev/full: exit status", rc, 1)
+            # Said by the command (topo's, design's and trace's with their
+            # subcommand); what no command runs (--version, --help) by netloom.
+            cmd = ("" if args[0].startswith("-") else
+                   " " + " ".join(args[:2]) if args[0] in ("topo", "design", "trace") else " " + args[0])
             eq(f"{' '.join(args)} > /dev/full: stderr", err.splitlines(),
-               ["netloom: stdout: write failed: No space left on device"])
+               [f"netloom{cmd}: stdout: write failed: No space left on device"])
         check("cost --json FILE still written beside the lost text", os.path.getsize(cj) > 0)
 
 
@@ -1808,7 +1854,7 @@ def case_deadlock():
     rows = p.stdout.decode().splitlines()
     check(f"table row: {rows[-1]!r}", re.fullmatch(r" +0\.9000( +-){8}  deadlock at cycle \d+", rows[-1]))
     lines = p.stderr.decode().splitlines()
-    m = re.fullmatch(r"netloom: network deadlock at cycle (\d+): (\d+) flits stuck in (\d+) input VCs that wait on "
+    m = re.fullmatch(r"netloom run: network deadlock at cycle (\d+): (\d+) flits stuck in (\d+) input VCs that wait on "
                      r"each other: router 0 in-port \d VC 0 waits for (a VC 0 on out-port 0|out-port 0 VC 0), "
                      r".*, \.\.\. \(\d+ more\) \(global check: nothing in the network can move\)", lines[0])
     check(f"first line: {lines[0]!r}", m)
@@ -1872,7 +1918,7 @@ def case_deadlock_flatfly():
         eq(f"{sim}: deadlock", d["results"]["deadlock"], True)
         check(f"{sim}: no latency figures", "latency" not in d["results"])
         first = p.stderr.decode().splitlines()[0]
-        m = re.fullmatch(r"netloom: network deadlock at cycle (\d+): (\d+) flits stuck in (\d+) input VCs that wait "
+        m = re.fullmatch(r"netloom run: network deadlock at cycle (\d+): (\d+) flits stuck in (\d+) input VCs that wait "
                          r"on each other: (router \d+ in-port \d+ VC \d+ waits for [^,]+, ){3}\.\.\. \(\d+ more\) "
                          r"\(local check: a front flit waited (\d+) cycles, bound 268\)", first)
         check(f"{sim}: one-line report: {first!r}", m)
@@ -2170,7 +2216,7 @@ def case_special_inputs():
         sample = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples",
                               "pingpong-2.nlt")
         p = run("trace", "pack", out, sample, "--config", fifo, code=2, timeout=20)
-        one_line_error(p, f"netloom: --config: {fifo}: is not a regular file (a FIFO); expected the system "
+        one_line_error(p, f"netloom trace pack: --config: {fifo}: is not a regular file (a FIFO); expected the system "
                           "configuration's file")
         check("pack --config FIFO: nothing written", not os.path.exists(out))
         # A DUMPI trace whose rank 2 file is a directory, then a FIFO.

@@ -301,7 +301,7 @@ def case_atomic_outputs():
                                    stderr=subprocess.PIPE, env=ENV)
             eq("--lengths - > /dev/full: exit", p.returncode, 1)
             eq("--lengths - > /dev/full: stderr", p.stderr.decode(),
-               "netloom: stdout: write failed: No space left on device\n")
+               "netloom layout: stdout: write failed: No space left on device\n")
             eq("--lengths - > /dev/full: nothing left", os.listdir(d), [])
             with open(svg, "w") as f:
                 f.write("old")
@@ -317,7 +317,7 @@ def case_atomic_outputs():
                             "/dev/stdout"], stdout=w, stderr=subprocess.PIPE, env=ENV)
         os.close(w)
         eq("reader gone: exit", p.returncode, 1)
-        eq("reader gone: stderr", p.stderr.decode(), "netloom: --lengths: /dev/stdout: write failed: Broken pipe\n")
+        eq("reader gone: stderr", p.stderr.decode(), "netloom layout: --lengths: /dev/stdout: write failed: Broken pipe\n")
         eq("reader gone: nothing left", os.listdir(d), [])
 
 
@@ -432,21 +432,21 @@ def case_streamed():
         full = subprocess.run([NETLOOM, *small, "--svg", svg, "--longest", "0", "--lengths", lens],
                               capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full disk: status", full.returncode, 1)
-        eq("full disk: message", full.stderr.decode(), f"netloom: --lengths: {lens}: write failed: File too large\n")
+        eq("full disk: message", full.stderr.decode(), f"netloom layout: --lengths: {lens}: write failed: File too large\n")
         eq("full disk: files left", sorted(os.listdir(d)), ["tmpdir", "x.len", "x.svg"])
         eq("full disk: the old files kept", [open(svg).read(), open(lens).read()], ["old\n", "old\n"])
         full = subprocess.run([NETLOOM, *small, "--lengths", "-"], capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full TMPDIR, stdout: status", full.returncode, 1)
         check(f"full TMPDIR, stdout: message {full.stderr!r}",
               re.fullmatch(re.escape(tmpdir) + r"/netloom-out\.tmp\w{6}: write failed: File too large\n",
-                           full.stderr.decode().removeprefix("netloom: ")) is not None)
+                           full.stderr.decode().removeprefix("netloom layout: ")) is not None)
         eq("full TMPDIR, stdout: nothing on stdout", full.stdout, b"")
         eq("full TMPDIR, stdout: nothing left in TMPDIR", os.listdir(tmpdir), [])
         # A TMPDIR that cannot take standard output's staged file is
         # refused before the work.
         gone = run(*small, "--lengths", "-", code=2, env={**ENV, "TMPDIR": os.path.join(d, "none")})
         eq("TMPDIR gone: message", gone.stderr.decode(),
-           f"netloom: {d}/none/netloom-out: {d}/none: no such directory; expected an existing folder to write to\n")
+           f"netloom layout: {d}/none/netloom-out: {d}/none: no such directory; expected an existing folder to write to\n")
 
         # The same bytes to a file, to standard output and to a pipe named
         # as a file (/dev/stdout: written in place), for outputs of several

@@ -316,12 +316,12 @@ bad() {
   [ ! -e "$dir/out-$1" ] || fail "bad $1: output written"
 }
 sed 's/^routing_function = dor/routing_fuction = dor/' "$dir/study.ini" > "$dir/unknown.ini"
-bad unknown "netloom: $dir/unknown.ini:8: [system torus]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
+bad unknown "netloom compare: $dir/unknown.ini:8: [system torus]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
 # A system's inline backend other than the study's ran on the study's
 # (analytic here), silently: refused at its line. From the system's config
 # file it is the documented override (fattree.ini would take it).
 sed 's/^routing_function = dor/backend = flit/' "$dir/study.ini" > "$dir/ownbackend.ini"
-bad ownbackend "netloom: $dir/ownbackend.ini:8: [system torus] key 'backend': value 'flit': every system of a study runs on the [study] backend (analytic); expected it unset here, or backend = flit in [study]"
+bad ownbackend "netloom compare: $dir/ownbackend.ini:8: [system torus] key 'backend': value 'flit': every system of a study runs on the [study] backend (analytic); expected it unset here, or backend = flit in [study]"
 # One system named with a '|', -o with a trailing slash: the Markdown
 # cell escapes it, the summary names DIR/index.html, and gnuplot (one
 # system, one workload: an x range of one point) writes no warning.
@@ -333,30 +333,30 @@ grep -q '^| a\\|b | `torus:k=4x4` |' "$dir/one/report.md" || fail "one system: '
 # A system's header twice in a row is two systems, not one merged one; a
 # line without '=' is not a key (inih splits at ':' too).
 printf '[system a]\ntopology = torus:k=4x4\n[system a]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupsys.ini"
-bad dupsys "netloom: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; expected one section per system"
+bad dupsys "netloom compare: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; expected one section per system"
 # A name's blanks are not part of it: [system  a ] is system a again (it
 # was a second system, both shown as 'a'), and a name of blanks alone is
 # none ([system  ] was a system named ' ', where [system ] was refused).
 printf '[system a]\ntopology = torus:k=4x4\n[system  a ]\ntopology = fattree:k=4,n=2\n[workload  w ]\ntrace = %s\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/dupblank.ini"
-bad dupblank "netloom: $dir/dupblank.ini:3: [system  a ]: system 'a' defined twice; expected one section per system
-netloom: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
+bad dupblank "netloom compare: $dir/dupblank.ini:3: [system  a ]: system 'a' defined twice; expected one section per system
+netloom compare: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
 # A weight is a decimal number: strtod read 0x1p1 as 2.
 printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 0x1p1\n' "$s/lammps-lj-8.nlt" > "$dir/hexweight.ini"
-bad hexweight "netloom: $dir/hexweight.ini:5: [workload w] key 'weight': value '0x1p1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
+bad hexweight "netloom compare: $dir/hexweight.ini:5: [workload w] key 'weight': value '0x1p1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
 # Past a double's range strtod gives inf (1e309) or 0 (1e-330): refused
 # "expected a number > 0", which both are, on paper; the range is said.
 printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 1e309\n[workload v]\ntrace = %s\nweight = 1e-330\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/rangeweight.ini"
-bad rangeweight "netloom: $dir/rangeweight.ini:5: [workload w] key 'weight': value '1e309': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
-netloom: $dir/rangeweight.ini:8: [workload v] key 'weight': value '1e-330': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
+bad rangeweight "netloom compare: $dir/rangeweight.ini:5: [workload w] key 'weight': value '1e309': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
+netloom compare: $dir/rangeweight.ini:8: [workload v] key 'weight': value '1e-330': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
 printf '[system  ]\ntopology = torus:k=4x4\n[workload \t ]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/blankname.ini"
-bad blankname "netloom: $dir/blankname.ini:1: section [system  ]: expected [study], [system NAME] or [workload NAME]
-netloom: $dir/blankname.ini:3: section [workload $(printf '\t') ]: expected [study], [system NAME] or [workload NAME]
-netloom: $dir/blankname.ini: no [system NAME] section; expected at least one
-netloom: $dir/blankname.ini: no [workload NAME] section; expected at least one"
+bad blankname "netloom compare: $dir/blankname.ini:1: section [system  ]: expected [study], [system NAME] or [workload NAME]
+netloom compare: $dir/blankname.ini:3: section [workload $(printf '\t') ]: expected [study], [system NAME] or [workload NAME]
+netloom compare: $dir/blankname.ini: no [system NAME] section; expected at least one
+netloom compare: $dir/blankname.ini: no [workload NAME] section; expected at least one"
 # A key twice in one section, or [study] twice: the last one won silently.
 printf '[system a]\ntopology = torus:k=4x4\ntopology = torus:k=8x8\n[workload w]\ntrace = %s\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/dupkey.ini"
-bad dupkey "netloom: $dir/dupkey.ini:3: [system a] key 'topology' given twice (first at line 2); expected each key once
-netloom: $dir/dupkey.ini:6: [workload w] key 'trace' given twice (first at line 5); expected each key once"
+bad dupkey "netloom compare: $dir/dupkey.ini:3: [system a] key 'topology' given twice (first at line 2); expected each key once
+netloom compare: $dir/dupkey.ini:6: [workload w] key 'trace' given twice (first at line 5); expected each key once"
 # A value continued on indented lines, as configuration files take it
 # (docs/configuration.md): joined without a separator, blank and comment
 # lines between allowed, errors at the key's first line; an indented
@@ -372,8 +372,8 @@ printf '[system a]\ntopology = torus:k=4\n    x4 ; a 4x4 torus\nrouting_function
 expect_eq "continued topology, comment" "$(json "$dir/out-contc/report.json" '[(x["topology"], x["routing"]) for x in d["systems"]]')" \
   "[('torus:k=4x4', 'dor')]"
 printf '[system a]\ntopology = torus:k=4\n  y4\n  link_model = links\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badcont.ini"
-bad badcont "netloom: $dir/badcont.ini:4: [system a] indented line 'link_model = links' reads as 'name = value' after key 'topology'; expected keys unindented (an indented line continues the key before it)
-netloom: $dir/badcont.ini:2: [system a] key 'topology': value 'torus:k=4y4': topology 'torus': parameter 'k' value '4y4': expected dimensions like 8x8x4"
+bad badcont "netloom compare: $dir/badcont.ini:4: [system a] indented line 'link_model = links' reads as 'name = value' after key 'topology'; expected keys unindented (an indented line continues the key before it)
+netloom compare: $dir/badcont.ini:2: [system a] key 'topology': value 'torus:k=4y4': topology 'torus': parameter 'k' value '4y4': expected dimensions like 8x8x4"
 # A line past libinih's 198 characters (a 240-character topology and a
 # comment) is read whole, as in configuration files (its pieces were read
 # as lines of their own: "unknown key 'ate_system_5/torus-4x4-...'"), and the lines
@@ -387,43 +387,43 @@ printf '[system a]\ntopology = graph:file=%storus-4x4-exported.edges,p=1   ; a l
 expect_eq "long line" "$(json "$dir/out-long/report.json" '[(x["topology"], x["routing"]) for x in d["systems"]]')" \
   "[('graph:file=$dir/${g}torus-4x4-exported.edges,p=1', 'min')]"
 sed 's/^routing_function = min/routing_fuction = min/' "$dir/long.ini" > "$dir/longbad.ini"
-bad longbad "netloom: $dir/longbad.ini:3: [system a]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
+bad longbad "netloom compare: $dir/longbad.ini:3: [system a]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
 # A long line with blanks at every cut cannot be handed to libinih in
 # pieces: refused at its line with configuration files' reason (not the
 # generic "expected 'key = value'"); reading stops there, so the unread
 # rest adds no problems ("no [workload NAME] section").
 printf '[system a]\ntopology = torus:k=4%300sx4\n[workload w]\ntrace = %s\n' "" "$s/lammps-lj-8.nlt" > "$dir/uncut.ini"
-bad uncut "netloom: $dir/uncut.ini:2: line of 322 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
+bad uncut "netloom compare: $dir/uncut.ini:2: line of 322 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
 # The flit backend's partitions and threads past the routers: refused
 # before any replay, at the study's line or the config file's, as a system
 # that does not build (it ran, failed, and wrote a report: exit 3).
 printf '[study]\nbackend = flit\n[system a]\ntopology = torus:k=4x4\npartitions = 17\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/parts.ini"
-bad parts "netloom: $dir/parts.ini:5: [system a] key 'partitions': value '17' out of range: expected 0 (automatic) or 1..16 (one router at least in each)"
+bad parts "netloom compare: $dir/parts.ini:5: [system a] key 'partitions': value '17' out of range: expected 0 (automatic) or 1..16 (one router at least in each)"
 printf '[network]\ntopology = torus:k=4x4\n[simulation]\nthreads = 17\n' > "$dir/threads-sys.ini"
 printf '[study]\nbackend = flit\n[system a]\nconfig = threads-sys.ini\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/threads.ini"
-bad threads "netloom: $dir/threads.ini:3: [system a] key 'threads': value '17' out of range: expected 0 (automatic) or 1..16 (a router at least per thread) (set at $dir/threads-sys.ini:4)"
+bad threads "netloom compare: $dir/threads.ini:3: [system a] key 'threads': value '17' out of range: expected 0 (automatic) or 1..16 (a router at least per thread) (set at $dir/threads-sys.ini:4)"
 printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
-bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
+bad dupstudy "netloom compare: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
-bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
-netloom: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+bad noeq "netloom compare: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
+netloom compare: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
 # Every problem at once, each with its line: the file's own and the study's.
 printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
-bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
-netloom: $dir/multi.ini:2: [study] key 'backend': value 'nosuch': expected analytic or flit
-netloom: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara, hyperx)
-netloom: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread, map)
-netloom: $dir/multi.ini:8: [workload w] key 'ranks': value '16': expected the trace's 8 ranks"
+bad multi "netloom compare: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
+netloom compare: $dir/multi.ini:2: [study] key 'backend': value 'nosuch': expected analytic or flit
+netloom compare: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara, hyperx)
+netloom compare: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread, map)
+netloom compare: $dir/multi.ini:8: [workload w] key 'ranks': value '16': expected the trace's 8 ranks"
 # placement = map: a system without placement_map, or whose map does not
 # fit it, is refused before any run (each replay failed, cached, exit 3).
 printf '[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\nplacement_map = %s\n[workload w]\ntrace = %s\nplacement = map\n' "$dir/rev.map" "$s/lammps-lj-8.nlt" > "$dir/nomap.ini"
-bad nomap "netloom: $dir/nomap.ini:8: [workload w] key 'placement': value 'map': system 'a' sets no placement_map; expected a map file ('rank endpoint' lines) in the system
-netloom: $dir/nomap.ini:8: [workload w] on system 'b': key 'placement_map': $dir/rev.map:2: endpoint 10: expected an endpoint below 8"
+bad nomap "netloom compare: $dir/nomap.ini:8: [workload w] key 'placement': value 'map': system 'a' sets no placement_map; expected a map file ('rank endpoint' lines) in the system
+netloom compare: $dir/nomap.ini:8: [workload w] on system 'b': key 'placement_map': $dir/rev.map:2: endpoint 10: expected an endpoint below 8"
 # A map no workload reads (all placed linear) was never opened: a
 # mistyped path ran, exit 0. One that cannot be read is refused as other
 # missing inputs are; one that can may sit there.
 printf '[system a]\ntopology = torus:k=4x4\nplacement_map = nothere.map\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/unreadmap.ini"
-bad unreadmap "netloom: $dir/unreadmap.ini:3: [system a] key 'placement_map': $dir/nothere.map: cannot open map file: No such file or directory; expected a map file ('rank endpoint' lines)"
+bad unreadmap "netloom compare: $dir/unreadmap.ini:3: [system a] key 'placement_map': $dir/nothere.map: cannot open map file: No such file or directory; expected a map file ('rank endpoint' lines)"
 sed "s|^trace = $s/hpcc-8.nlt|trace = nothere.nlt|" "$dir/study.ini" > "$dir/missing.ini"
 out=$("$netloom" compare "$dir/missing.ini" -o "$dir/out-missing" 2>&1 >/dev/null); rc=$?
 expect_eq "missing trace status" "$rc" 2
@@ -431,16 +431,16 @@ expect_eq "missing trace lines" "$(printf '%s\n' "$out" | wc -l)" 1
 case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fail "missing trace: $out" ;; esac
 [ ! -e "$dir/out-missing" ] || fail "missing trace: output written"
 sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
-bad big "netloom: $dir/big.ini:18: [workload hpcc] key 'placement': value 'random-node' on system 'torus': the job needs 16 endpoints (16 ranks, 1 per node), only 8 of 8 free"
+bad big "netloom compare: $dir/big.ini:18: [workload hpcc] key 'placement': value 'random-node' on system 'torus': the job needs 16 endpoints (16 ranks, 1 per node), only 8 of 8 free"
 # A system's placement keys, inline or in its config file, were replaced
 # in every replay by its workload's placement and seed: its cells ran
 # placed otherwise than `netloom replay -c` of the same file, and were
 # cached as if the keys were not there. Refused at their lines.
 printf '[network]\ntopology = torus:k=4x4\n[replay]\nplacement = random-node\nplacement_seed = 9\n' > "$dir/plsys.ini"
 printf '[system a]\nconfig = plsys.ini\n[system b]\ntopology = torus:k=4x4\nplacement_seed = 2\n[workload w]\ntrace = %s\nplacement = contiguous\n' "$s/hpcc-8.nlt" > "$dir/plkeys.ini"
-bad plkeys "netloom: $dir/plsys.ini:4: [system a] key 'placement': a study places each workload by its own key 'placement', not the system's; expected it in the [workload NAME] sections (docs/procurement.md)
-netloom: $dir/plsys.ini:5: [system a] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)
-netloom: $dir/plkeys.ini:5: [system b] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)"
+bad plkeys "netloom compare: $dir/plsys.ini:4: [system a] key 'placement': a study places each workload by its own key 'placement', not the system's; expected it in the [workload NAME] sections (docs/procurement.md)
+netloom compare: $dir/plsys.ini:5: [system a] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)
+netloom compare: $dir/plkeys.ini:5: [system b] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)"
 # A system's calibration file that does not read as the analytic backend
 # reads it was found only by the replays (exit 3, the failure cached: a
 # re-run said "1 from the cache, 1 failed"): refused before any run, at
@@ -448,9 +448,9 @@ netloom: $dir/plkeys.ini:5: [system b] key 'placement_seed': a study replays eve
 echo garbage > "$dir/garbage.json"
 printf '[analytic]\ncalibration = %s\n' "$dir/garbage.json" > "$dir/calsys.ini"
 printf '[system a]\ntopology = torus:k=4x4\ncalibration = nosuch.json\n[system b]\nconfig = calsys.ini\ntopology = torus:k=4x4\n[system c]\ntopology = torus:k=4x4\ncalibration = %s\ncalibration_ranks = 7\n[workload w]\ntrace = %s\n' "$s/calibration-shm.json" "$s/hpcc-8.nlt" > "$dir/cal.ini"
-bad cal "netloom: $dir/cal.ini:3: [system a] key 'calibration': unable to open $dir/nosuch.json: No such file or directory
-netloom: $dir/cal.ini:4: [system b] key 'calibration': $dir/garbage.json:1: '[' or '{' expected near 'garbage' (set at $dir/calsys.ini:2)
-netloom: $dir/cal.ini:9: [system c] key 'calibration': calibration $s/calibration-shm.json: no run with 7 ranks (calibration_ranks)"
+bad cal "netloom compare: $dir/cal.ini:3: [system a] key 'calibration': unable to open $dir/nosuch.json: No such file or directory
+netloom compare: $dir/cal.ini:4: [system b] key 'calibration': $dir/garbage.json:1: '[' or '{' expected near 'garbage' (set at $dir/calsys.ini:2)
+netloom compare: $dir/cal.ini:9: [system c] key 'calibration': calibration $s/calibration-shm.json: no run with 7 ranks (calibration_ranks)"
 # A replay that fails with an error is a failed cell, not a result to
 # keep: its cause (here a trace whose last rank stream does not
 # decompress, which only the replay reads) may be gone by the next run,
@@ -508,16 +508,16 @@ printf '[system a]\ntopology = torus:k=2x2\nlink_model = links\nplacement_map = 
 "$netloom" compare "$dir/twomap.ini" -o "$dir/twomap" > /dev/null 2> "$dir/twomap.err"; rc=$?
 expect_eq "two ranks per endpoint by map: exit status" "$rc:$(cat "$dir/twomap.err")" "0:"
 printf '[system a]\ntopology = torus:k=4x4\nranks_per_node = 2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/rpnlinear.ini"
-bad rpnlinear "netloom: $dir/rpnlinear.ini:4: [workload w] on system 'a': key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
+bad rpnlinear "netloom compare: $dir/rpnlinear.ini:4: [workload w] on system 'a': key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
 printf '[system a]\ntopology = torus:k=2x2\n[workload w]\ntrace = %s\nplacement = contiguous\n[workload l]\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/nofit.ini"
-bad nofit "netloom: $dir/nofit.ini:5: [workload w] key 'placement': value 'contiguous' on system 'a': the job needs 8 endpoints (8 ranks, 1 per node), only 4 of 4 free
-netloom: $dir/nofit.ini:7: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expected at most the 4 endpoints of system 'a' (placement linear: one rank per endpoint)"
+bad nofit "netloom compare: $dir/nofit.ini:5: [workload w] key 'placement': value 'contiguous' on system 'a': the job needs 8 endpoints (8 ranks, 1 per node), only 4 of 4 free
+netloom compare: $dir/nofit.ini:7: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expected at most the 4 endpoints of system 'a' (placement linear: one rank per endpoint)"
 
 # A topology that does not build: at the line of its key.
 printf '[system a]\ntopology = torus:k=1x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badtopo.ini"
 out=$("$netloom" compare "$dir/badtopo.ini" -o "$dir/out-badtopo" 2>&1 >/dev/null); rc=$?
 case "$rc:$out" in
-"2:netloom: $dir/badtopo.ini:2: [system a] key 'topology': value 'torus:k=1x4': "*) ;;
+"2:netloom compare: $dir/badtopo.ini:2: [system a] key 'topology': value 'torus:k=1x4': "*) ;;
 *) fail "bad topology: expected its key's line, got '$rc:$out'" ;;
 esac
 
@@ -526,21 +526,21 @@ esac
 # for its trace (each at its header's line, where the key is missing), an
 # empty unknown section or second [study] as such.
 printf '[study]\nreference = b\n[system a]\ntopology = torus:k=4x4\n[system b]\n[workload w]\ntrace = %s\n[workload x]\n[bogus]\n[study]\n' "$s/lammps-lj-8.nlt" > "$dir/empty.ini"
-bad empty "netloom: $dir/empty.ini:9: section [bogus]: expected [study], [system NAME] or [workload NAME]
-netloom: $dir/empty.ini:10: [study] given twice (first at line 1); expected one [study] section
-netloom: $dir/empty.ini:8: [workload x] key 'trace': missing; expected a trace archive (.nlt)
-netloom: $dir/empty.ini:5: [system b] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+bad empty "netloom compare: $dir/empty.ini:9: section [bogus]: expected [study], [system NAME] or [workload NAME]
+netloom compare: $dir/empty.ini:10: [study] given twice (first at line 1); expected one [study] section
+netloom compare: $dir/empty.ini:8: [workload x] key 'trace': missing; expected a trace archive (.nlt)
+netloom compare: $dir/empty.ini:5: [system b] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
 # A typo of a section's kind names the header meant; another word does not.
 printf '[study]\nreference = a\n[system a]\ntopology = torus:k=4x4\n[sytem b]\n[workload w]\ntrace = %s\n[wrkload x]\ntrace = %s\n[bogus]\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/typo.ini"
-bad typo "netloom: $dir/typo.ini:5: section [sytem b]: expected [study], [system NAME] or [workload NAME] (did you mean [system b]?)
-netloom: $dir/typo.ini:8: section [wrkload x]: expected [study], [system NAME] or [workload NAME] (did you mean [workload x]?)
-netloom: $dir/typo.ini:10: section [bogus]: expected [study], [system NAME] or [workload NAME]"
+bad typo "netloom compare: $dir/typo.ini:5: section [sytem b]: expected [study], [system NAME] or [workload NAME] (did you mean [system b]?)
+netloom compare: $dir/typo.ini:8: section [wrkload x]: expected [study], [system NAME] or [workload NAME] (did you mean [workload x]?)
+netloom compare: $dir/typo.ini:10: section [bogus]: expected [study], [system NAME] or [workload NAME]"
 # A key before the first header was dropped silently.
 printf 'seeds = 3\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nosection.ini"
-bad nosection "netloom: $dir/nosection.ini:1: key 'seeds' before any section; expected it under [study], [system NAME] or [workload NAME]"
+bad nosection "netloom compare: $dir/nosection.ini:1: key 'seeds' before any section; expected it under [study], [system NAME] or [workload NAME]"
 # An empty backend: one line, not one more per system with a '-s:' prefix.
 printf '[study]\nbackend =\n[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nobackend.ini"
-bad nobackend "netloom: $dir/nobackend.ini:2: [study] key 'backend': value '': expected analytic or flit"
+bad nobackend "netloom compare: $dir/nobackend.ini:2: [study] key 'backend': value '': expected analytic or flit"
 
 # Where the report cannot go is found before any run: exit 2, nothing run
 # (no new cache entry), the previous report untouched, rather than every
@@ -552,13 +552,13 @@ cp -r "$dir/w" "$dir/w0"
 rm "$dir/w/report.md"
 mkdir "$dir/w/report.md"
 out=$("$netloom" compare "$dir/w2.ini" -o "$dir/w" 2>&1 >/dev/null); rc=$?
-expect_eq "report.md a directory" "$rc:$out" "2:netloom: -o: $dir/w/report.md: is a directory; expected a file name to write"
+expect_eq "report.md a directory" "$rc:$out" "2:netloom compare: -o: $dir/w/report.md: is a directory; expected a file name to write"
 expect_eq "report.md a directory: nothing run" "$(ls "$dir/w/cache" | wc -l)" "$(ls "$dir/w0/cache" | wc -l)"
 cmp -s "$dir/w/report.json" "$dir/w0/report.json" || fail "report.md a directory: report.json replaced"
 rmdir "$dir/w/report.md"
 cp "$dir/w0/report.md" "$dir/w/report.md"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini" 2>&1 >/dev/null); rc=$?
-expect_eq "-o a file" "$rc:$out" "2:netloom: -o $dir/w1.ini: not a directory; expected a directory to write the report to"
+expect_eq "-o a file" "$rc:$out" "2:netloom compare: -o $dir/w1.ini: not a directory; expected a directory to write the report to"
 out=$("$netloom" compare "$dir/w1.ini" -o "" 2>&1 >/dev/null); rc=$?
 expect_eq "-o ''" "$rc:$out" "2:netloom compare: -o '': empty directory name; expected a directory to write the report to"
 # '-' is standard output, which a report of three files and a cache cannot
@@ -569,20 +569,20 @@ expect_eq "-o -" "$rc:$out" "2:netloom compare: -o '-': not a directory name (th
 # DIR in a missing folder: named with its option, as every output is
 # (it said "cannot create directory: No such file or directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/nodir/x" 2>&1 >/dev/null); rc=$?
-expect_eq "-o in a missing folder" "$rc:$out" "2:netloom: -o: $dir/nodir/x: $dir/nodir: no such directory; expected an existing folder to write to"
+expect_eq "-o in a missing folder" "$rc:$out" "2:netloom compare: -o: $dir/nodir/x: $dir/nodir: no such directory; expected an existing folder to write to"
 # DIR under a file: the file named (it said "$dir/w1.ini/x: Not a directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini/x" 2>&1 >/dev/null); rc=$?
-expect_eq "-o under a file" "$rc:$out" "2:netloom: -o: $dir/w1.ini/x: $dir/w1.ini: not a directory; expected a folder to write to"
+expect_eq "-o under a file" "$rc:$out" "2:netloom compare: -o: $dir/w1.ini/x: $dir/w1.ini: not a directory; expected a folder to write to"
 mkdir "$dir/wc"
 : > "$dir/wc/cache"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?
-expect_eq "DIR/cache a file" "$rc:$out" "2:netloom: $dir/wc/cache: not a directory; expected a directory for the report's cache"
+expect_eq "DIR/cache a file" "$rc:$out" "2:netloom compare: $dir/wc/cache: not a directory; expected a directory for the report's cache"
 # A write that fails after the runs (a full disk; here a file size limit
 # below index.html's size) is status 1, and the report is the previous
 # one whole, three files and no temporary one left.
 limit=$(( ($(stat -c %s "$dir/w/index.html") - 1) / 1024 ))
 out=$(trap '' XFSZ; ulimit -f "$limit"; "$netloom" compare "$dir/w2.ini" -o "$dir/w" 2>&1 >/dev/null); rc=$?
-expect_eq "write fails" "$rc:$out" "1:netloom: -o: $dir/w/index.html: write failed: File too large"
+expect_eq "write fails" "$rc:$out" "1:netloom compare: -o: $dir/w/index.html: write failed: File too large"
 for f in report.json report.md index.html; do
   cmp -s "$dir/w/$f" "$dir/w0/$f" || fail "write fails: $f replaced"
 done
@@ -612,13 +612,13 @@ grep -q "path_select = first on &apos;a&apos;" "$dir/paths/index.html" || fail "
 # Routing against the family and the VCs, before any run: the registry's
 # own checks (nca is for fat trees; dor on a torus needs 2 dateline VCs).
 sed 's/^routing_function = dor/routing_function = nca/' "$dir/study.ini" > "$dir/family.ini"
-bad family "netloom: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal, lbr, duato, updown, updown_adaptive"
+bad family "netloom compare: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal, lbr, duato, updown, updown_adaptive"
 sed 's/^routing_function = dor/routing_function = dor\nnum_vcs = 1/' "$dir/study.ini" > "$dir/vcs.ini"
-bad vcs "netloom: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1 (num_vcs set at $dir/vcs.ini:9)"
+bad vcs "netloom compare: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1 (num_vcs set at $dir/vcs.ini:9)"
 # num_vcs from the system's config file: named where it was set.
 printf '[router]\nnum_vcs = 1\n' > "$dir/vcs-sys.ini"
 sed "s|^routing_function = dor|routing_function = dor\nconfig = $dir/vcs-sys.ini|" "$dir/study.ini" > "$dir/vcsfile.ini"
-bad vcsfile "netloom: $dir/vcsfile.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1 (num_vcs set at $dir/vcs-sys.ini:2)"
+bad vcsfile "netloom compare: $dir/vcsfile.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1 (num_vcs set at $dir/vcs-sys.ini:2)"
 
 # A system that deadlocks (dor without dateline classes, 1 VC of 2 flits on
 # a ring) is a failed cell: the others are computed, the report is
@@ -715,7 +715,7 @@ expect_eq "layout keys: a as netloom cost after the edit" "$(lay_sys a)" "$(lay_
 printf '[system a]\ntopology = fattree:k=4,n=2\nlayout_pack = flex-fig7\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/bad.ini"
 "$netloom" compare "$dir/lay/bad.ini" -o "$dir/lay/bad" > /dev/null 2> "$dir/lay/bad.err"; rc=$?
 expect_eq "layout keys: bad pack: exit status" "$rc" 2
-expect_eq "layout keys: bad pack: message" "$(cat "$dir/lay/bad.err")" "netloom: $dir/lay/bad.ini:3: [system a] key 'layout_pack': value 'flex-fig7': the rule does not apply to fattree:k=4,n=2; expected a rule for its family, or unset"
+expect_eq "layout keys: bad pack: message" "$(cat "$dir/lay/bad.err")" "netloom compare: $dir/lay/bad.ini:3: [system a] key 'layout_pack': value 'flex-fig7': the rule does not apply to fattree:k=4,n=2; expected a rule for its family, or unset"
 # An annealing key where nothing anneals is refused at its line, not
 # ignored: the price's rule order (set, or the study's default, even to
 # the key's default value: a cached rule-order price did not check it), or
@@ -726,15 +726,15 @@ printf '[system a]\ntopology = torus:k=8x8\nlayout_placement = rule\n[workload w
 sed -i 's/^layout_placement = rule$/&\nlayout_trials = 2/' "$dir/lay/ann.ini"
 "$netloom" compare "$dir/lay/ann.ini" -o "$dir/lay/ann" > /dev/null 2> "$dir/lay/ann.err"; rc=$?
 expect_eq "layout keys: trials with rule: exit status" "$rc" 2
-expect_eq "layout keys: trials with rule: message" "$(cat "$dir/lay/ann.err")" "netloom: $dir/lay/ann.ini:4: [system a] key 'layout_trials': value '2': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_trials unset"
+expect_eq "layout keys: trials with rule: message" "$(cat "$dir/lay/ann.err")" "netloom compare: $dir/lay/ann.ini:4: [system a] key 'layout_trials': value '2': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_trials unset"
 printf '[system a]\ntopology = fattree:k=4,n=2\nlayout_seed = 1\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/ann2.ini"
 "$netloom" compare "$dir/lay/ann2.ini" -o "$dir/lay/ann2" > /dev/null 2> "$dir/lay/ann2.err"; rc=$?
 expect_eq "layout keys: seed on the study's rule order: exit status" "$rc" 2
-expect_eq "layout keys: seed on the study's rule order: message" "$(cat "$dir/lay/ann2.err")" "netloom: $dir/lay/ann2.ini:3: [system a] key 'layout_seed': value '1': only the annealing uses it, and layout_placement = rule (the default) keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_seed unset"
+expect_eq "layout keys: seed on the study's rule order: message" "$(cat "$dir/lay/ann2.err")" "netloom compare: $dir/lay/ann2.ini:3: [system a] key 'layout_seed': value '1': only the annealing uses it, and layout_placement = rule (the default) keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_seed unset"
 printf '[system a]\ntopology = torus:k=8x8\ncable_latency = 1\nlayout_iterations = 1000\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/ann3.ini"
 "$netloom" compare "$dir/lay/ann3.ini" -o "$dir/lay/ann3" > /dev/null 2> "$dir/lay/ann3.err"; rc=$?
 expect_eq "layout keys: iterations on the replays' own order: exit status" "$rc" 2
-expect_eq "layout keys: iterations on the replays' own order: message" "$(cat "$dir/lay/ann3.err")" "netloom: $dir/lay/ann3.ini:4: [system a] key 'layout_iterations': value '1000': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,p=1); expected layout_placement = anneal with it, or layout_iterations unset"
+expect_eq "layout keys: iterations on the replays' own order: message" "$(cat "$dir/lay/ann3.err")" "netloom compare: $dir/lay/ann3.ini:4: [system a] key 'layout_iterations': value '1000': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,p=1); expected layout_placement = anneal with it, or layout_iterations unset"
 
 # A workload that deadlocks on every system: the report's charts say so
 # instead of gnuplot's warnings on stderr and a lost cost/power chart.

@@ -165,7 +165,7 @@ expect_eq "analytic interleaved" "$(json "$dir/ai.json" 'd["results"]["links"]["
   "(True, True)"
 out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s backend=analytic 2>&1 >/dev/null); rc=$?
 expect_eq "analytic without links" "$rc:$out" \
-  "2:netloom: analytic backend: per-job link use needs link_model = links, ideal = no and a topology (key 'link_model' is 'none')"
+  "2:netloom interfere: analytic backend: per-job link use needs link_model = links, ideal = no and a topology (key 'link_model' is 'none')"
 
 # cable_latency: the shared run's network report says which layout timed
 # the cables, as a replay's does (it had link_latency but no cables), the
@@ -321,7 +321,7 @@ bad() { # NAME CONTENT EXPECTED-MESSAGE
   printf '%s\n' "$2" > "$dir/$1.ini"
   local out rc
   out=$("$netloom" interfere "$dir/$1.ini" -c "$dir/sys.ini" --json "$dir/$1.json" 2>&1 >/dev/null); rc=$?
-  expect_eq "bad $1" "$rc:$out" "2:netloom: $3"
+  expect_eq "bad $1" "$rc:$out" "2:netloom interfere: $3"
   [ ! -e "$dir/$1.json" ] || fail "bad $1: JSON written"
 }
 bad rpn $'[job A]\ntrace = a.nlt\nranks_per_node = two' \
@@ -432,20 +432,20 @@ bad stray $'[job A]\ntrace = a.nlt\nplacement = packed\nsteps = 4' \
 # job, yet the JSON's config echoed them: refused, naming the key and where.
 out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s placement_seed=5 --json "$dir/jobkey.json" 2>&1 >/dev/null); rc=$?
 expect_eq "placement_seed on -s" "$rc:$out" \
-  "2:netloom: -s: key 'placement_seed': a job's key, not the system's; expected it in the workload file $dir/halves.ini ([job NAME] placement_seed, or [workload] seed for every job, docs/placement.md)"
+  "2:netloom interfere: -s: key 'placement_seed': a job's key, not the system's; expected it in the workload file $dir/halves.ini ([job NAME] placement_seed, or [workload] seed for every job, docs/placement.md)"
 [ ! -e "$dir/jobkey.json" ] || fail "placement_seed on -s: JSON written"
 printf '[replay]\nplacement = random-node\n' | cat "$dir/sys.ini" - > "$dir/sysplace.ini"
 out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sysplace.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "placement in the system file" "$rc:$out" \
-  "2:netloom: $dir/sysplace.ini:7: key 'placement': a job's key, not the system's; expected it in the workload file $dir/halves.ini ([job NAME] placement, docs/placement.md)"
+  "2:netloom interfere: $dir/sysplace.ini:7: key 'placement': a job's key, not the system's; expected it in the workload file $dir/halves.ini ([job NAME] placement, docs/placement.md)"
 out=$("$netloom" interfere "$dir/halves.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no topology" "$rc:$out" \
-  "2:netloom: key 'topology': not set; expected the machine the jobs share (interference needs a network)"
+  "2:netloom interfere: key 'topology': not set; expected the machine the jobs share (interference needs a network)"
 # A mistyped WORKLOAD is named before the system's keys are looked at
 # (it was reported as the missing topology).
 out=$("$netloom" interfere "$dir/nosuch.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "missing workload file" "$rc:$out" \
-  "2:netloom: $dir/nosuch.ini: cannot open workload file: No such file or directory"
+  "2:netloom interfere: $dir/nosuch.ini: cannot open workload file: No such file or directory"
 out=$("$netloom" interfere -c "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see 'netloom interfere --help')"
 
@@ -488,7 +488,7 @@ expect_eq "--plot - --json -" "$rc:$out:$(wc -c <"$dir/early.out")" \
 # nothing on stdout, as layout --svg - does.
 out=$(TMPDIR="$dir/no-tmp" "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot - 2>&1 >"$dir/early.out"); rc=$?
 expect_eq "--plot - with TMPDIR missing" "$rc:$out:$(wc -c <"$dir/early.out")" \
-  "2:netloom: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory; expected an existing folder to write to:0"
+  "2:netloom interfere: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory; expected an existing folder to write to:0"
 # gnuplot exits 0 after a failed write (a full disk), its SVG cut at a
 # buffer's end or empty: exit 3, one line, the old chart kept and nothing
 # staged left (the cut file replaced the chart, exit 0, no message).
@@ -503,7 +503,7 @@ chmod +x "$dir/cutgp/gnuplot"
 printf '<svg>old</svg>\n' > "$dir/cut.svg"
 out=$(PATH="$dir/cutgp:$PATH" "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/cut.svg" 2>&1 >/dev/null); rc=$?
 expect_eq "cut SVG from gnuplot" "$rc:$out" \
-  "3:netloom: --plot: $dir/cut.svg: the SVG could not be written: gnuplot's output is cut (87 bytes, no closing </svg>; a full disk?)"
+  "3:netloom interfere: --plot: $dir/cut.svg: the SVG could not be written: gnuplot's output is cut (87 bytes, no closing </svg>; a full disk?)"
 expect_eq "cut SVG: the old chart kept" "$(cat "$dir/cut.svg")" "<svg>old</svg>"
 expect_eq "cut SVG: nothing staged left" "$(compgen -G "$dir/cut.svg.*" | wc -l)" 0
 
@@ -512,7 +512,7 @@ expect_eq "cut SVG: nothing staged left" "$(compgen -G "$dir/cut.svg.*" | wc -l)
 if [ -w /dev/full ] && command -v gnuplot > /dev/null; then
   printf '<svg>old</svg>\n' > "$dir/full.svg"
   out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --json /dev/full --plot "$dir/full.svg" 2>&1 >/dev/null); rc=$?
-  expect_eq "--json /dev/full with --plot" "$rc:$out" "1:netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "--json /dev/full with --plot" "$rc:$out" "1:netloom interfere: --json: /dev/full: write failed: No space left on device"
   expect_eq "--json /dev/full: the chart drawn" "$(grep -c '</svg>' "$dir/full.svg")" 1
   [ "$(head -c 5 "$dir/full.svg")" = "<?xml" ] || fail "--json /dev/full: the old chart left"
 fi
@@ -616,12 +616,12 @@ if command -v gnuplot > /dev/null; then
   out=$( (ulimit -f 4 && exec env --default-signal=XFSZ "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" \
     "${an[@]}" --plot "$dir/fsz.svg" 2>&1 >/dev/null) ); rc=$?
   expect_eq "gnuplot past a file size limit" "$rc:$out:$(cat "$dir/fsz.svg"):$(compgen -G "$dir/fsz.svg.*" | wc -l)" \
-    "3:netloom: --plot $dir/fsz.svg: gnuplot failed (ended by signal 25, File size limit exceeded):<svg>old</svg>:0"
+    "3:netloom interfere: --plot $dir/fsz.svg: gnuplot failed (ended by signal 25, File size limit exceeded):<svg>old</svg>:0"
 fi
 rm -f "$dir/np.json"
 out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --json "$dir/np.json" --plot "$dir/np.svg" 2>&1 >/dev/null); rc=$?
 expect_eq "plot without gnuplot" "$rc:$out" \
-  "3:netloom: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
+  "3:netloom interfere: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
 [ -s "$dir/np.json" ] || fail "plot without gnuplot: JSON missing"
 # The line says what was written (it said 'the table and JSON' whatever
 # was): the table alone without --json, the JSON alone on stdout or beside
@@ -636,7 +636,7 @@ for c in "np.svg||the table was written|netloom" "np.svg|-|the JSON was written|
   out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$plot" \
     ${json:+--json "$json"} 2>&1 >"$dir/np.out"); rc=$?
   expect_eq "plot without gnuplot, --plot $plot ${json:+--json $json}: status, line, stdout" \
-    "$rc:$out:$(head -c ${#head} "$dir/np.out")" "3:netloom: --plot $plot: $nogp; $said:$head"
+    "$rc:$out:$(head -c ${#head} "$dir/np.out")" "3:netloom interfere: --plot $plot: $nogp; $said:$head"
   [ -z "$json" ] || [ "$json" = - ] || [ -s "$json" ] || fail "plot without gnuplot, --json $json: JSON missing"
   [ ! -e "$dir/np.svg" ] || fail "plot without gnuplot: $dir/np.svg written"
 done
@@ -646,7 +646,7 @@ done
 for opt in --json --plot; do
   out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" $opt "$dir/no/such/out" 2>&1 >"$dir/early.out"); rc=$?
   expect_eq "$opt unwritable: before the replays" "$rc:$out:$(wc -c <"$dir/early.out")" \
-    "2:netloom: $opt: $dir/no/such/out: $dir/no/such: no such directory; expected an existing folder to write to:0"
+    "2:netloom interfere: $opt: $dir/no/such/out: $dir/no/such: no such directory; expected an existing folder to write to:0"
 done
 
 # --json and --plot naming one file (./NAME, a link): refused before the

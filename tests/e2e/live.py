@@ -814,7 +814,7 @@ def case_frame_cap(d):
                            'did not HELLO as it',
                            'netloom serve: rank 0 evicted: no valid frame for more than 4000 ms, 1 refused '
                            '(heartbeat timeout; last: SEND: payload of %d bytes, expected at most %s)' % (cap, limit),
-                           'netloom: no rank finished: rank 0 was evicted (no --record archive written)'] and rc == 1,
+                           'netloom serve: no rank finished: rank 0 was evicted (no --record archive written)'] and rc == 1,
                '--max-payload %s: server exited %d:\n%s' % (limit, rc, '\n'.join(log)))
 
 
@@ -1097,13 +1097,13 @@ def case_errors(d):
     # ('tcp://[::1]' was port '1]').
     for ep, extra in (('tcp://127.0.0.1', ()), ('tcp://localhost', ()), ('tcp://[::1]', ()),
                       ('tcp://[::1]', ('--allow-remote',)), ('tcp://[::]', ('--allow-remote',))):
-        refused(('--ranks', '2', '--listen', ep) + extra, "netloom: --listen: '%s': port '', expected 1..65535 (or 0 "
+        refused(('--ranks', '2', '--listen', ep) + extra, "netloom serve: --listen: '%s': port '', expected 1..65535 (or 0 "
                 "or * for any free port)" % ep, 'no port %s %s' % (ep, extra))
-    refused(('--ranks', '2', '--listen', 'ipc://'), "netloom: --listen: 'ipc://': empty ipc path, expected "
+    refused(('--ranks', '2', '--listen', 'ipc://'), "netloom serve: --listen: 'ipc://': empty ipc path, expected "
             "ipc://PATH (a socket file to create)", 'empty ipc path')  # was libzmq's "Invalid argument"
     # Not '': write failed, nor a key pair in a file named '-'.
     for name, why in (('', 'empty file name'), ('-', 'not a file name')):
-        refused(('--curve-keygen', name), "netloom: --curve-keygen '%s': %s (expected a file to write; the key pair "
+        refused(('--curve-keygen', name), "netloom serve: --curve-keygen '%s': %s (expected a file to write; the key pair "
                 "goes to FILE and FILE.pub)" % (name, why), 'keygen %r' % name)
     expect(not os.path.exists('-') and not os.path.exists('-.pub'), "keygen '-' wrote a file")
     # Half of the CURVE pair is the command line's error, named as serve's
@@ -1115,7 +1115,7 @@ def case_errors(d):
     # went to '--quiet' and '--quiet.pub' (exit 0).
     r = subprocess.run([os.path.abspath(NETLOOM), 'serve', '--curve-keygen', '--quiet'], capture_output=True,
                        text=True, timeout=TMO, cwd=d)
-    expect(r.returncode == 2 and r.stderr == "netloom: --curve-keygen '--quiet': an option, not a file name (a value "
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --curve-keygen '--quiet': an option, not a file name (a value "
            "left out?); expected a file to write; the key pair goes to FILE and FILE.pub (./--quiet for a file of "
            "that name)\n", 'keygen --quiet: %d %r' % (r.returncode, r.stderr))
     expect(not os.path.exists(os.path.join(d, '--quiet')), "keygen --quiet wrote a file")
@@ -1128,7 +1128,7 @@ def case_errors(d):
     # A report that cannot be written is refused before the session (it
     # failed after the clients had run).
     refused(('--ranks', '2', '--listen', 'ipc://%s/jn' % d, '--json', '%s/no/such/r.json' % d),
-            'netloom: --json: %s/no/such/r.json: %s/no/such: no such directory; expected an existing folder to '
+            'netloom serve: --json: %s/no/such/r.json: %s/no/such: no such directory; expected an existing folder to '
             'write to' % (d, d),
             'unwritable --json')
     refused(('--ranks', '2', '--max-lag-ms', '5', '--listen', 'ipc://%s/ml' % d),
@@ -1174,7 +1174,7 @@ def case_errors(d):
     # compute_time = cpu replayed every live COMPUTE as 0 s: refused at
     # start, as replay refuses it for a trace without CPU time.
     refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
-            "netloom: -s: key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
+            "netloom serve: -s: key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
             "expected wall or auto", 'compute_time cpu')
     # A -s of a key the backend does not read: warned of (it was silent).
     r = serve('--ranks', '1', '--listen', 'ipc://%s/warn' % d, '--connect-timeout-ms', '1', '-s', 'num_vcs=4')
@@ -1200,7 +1200,7 @@ def case_errors(d):
                "its routes; docs/live.md)"), 'topology unused %s: %r' % (extra, r.stderr))
     # Read when the session builds its network: named where set (it was not).
     refused(('--ranks', '20', '-s', 'topology=torus:k=4x4', '--listen', 'ipc://%s/small' % d),
-            "netloom: -s: key 'topology': 'torus:k=4x4' has 16 endpoints, the session needs 20 (one per rank); expected a "
+            "netloom serve: -s: key 'topology': 'torus:k=4x4' has 16 endpoints, the session needs 20 (one per rank); expected a "
             "topology of 20 endpoints or more",
             'topology too small')
     expect(not os.path.exists('%s/cpu' % d), 'compute_time cpu left a socket')
@@ -1236,9 +1236,9 @@ def case_errors(d):
     # are refused (one replaced the other, exit 0).
     os.mkdir(os.path.join(d, 'same.dir'))
     refused(('--ranks', '2', '--listen', 'ipc://%s/rd' % d, '--record', '%s/same.dir' % d),
-            "netloom: --record: %s/same.dir: is a directory; expected a file name to write" % d, 'record dir')
+            "netloom serve: --record: %s/same.dir: is a directory; expected a file name to write" % d, 'record dir')
     refused(('--ranks', '2', '--listen', 'ipc://%s/md' % d, '--messages', '%s/no/m' % d),
-            "netloom: --messages: %s/no/m: %s/no: no such directory; expected an existing folder to write to" % (d, d),
+            "netloom serve: --messages: %s/no/m: %s/no: no such directory; expected an existing folder to write to" % (d, d),
             'messages unwritable')
     for a, b in (('--json', '--messages'), ('--messages', '--record'), ('--json', '--record')):
         refused(('--ranks', '2', '--listen', 'ipc://%s/sf' % d, a, '%s/same.x' % d, b, '%s/./same.x' % d),
@@ -1248,15 +1248,15 @@ def case_errors(d):
     # '-' is standard output (it made a file named '-' for --messages and
     # --record); an archive is a file: --record '-' or a FIFO is refused.
     refused(('--ranks', '2', '--listen', 'ipc://%s/rs' % d, '--record', '-'),
-            "netloom: --record: '-': an archive is written to a file, not to standard output; expected a file "
+            "netloom serve: --record: '-': an archive is written to a file, not to standard output; expected a file "
             "name (FILE.nlt)", 'record -')
     # An empty name was offered '-' ("expected a file to write, or '-' for
     # standard output"), which the line above refuses.
     refused(('--ranks', '2', '--listen', 'ipc://%s/re' % d, '--record', ''),
-            "netloom: --record: '': empty file name; expected a file name (FILE.nlt)", 'record empty')
+            "netloom serve: --record: '': empty file name; expected a file name (FILE.nlt)", 'record empty')
     os.mkfifo(os.path.join(d, 'rec.fifo'))
     refused(('--ranks', '2', '--listen', 'ipc://%s/rf' % d, '--record', '%s/rec.fifo' % d),
-            "netloom: --record: '%s/rec.fifo': a device or FIFO; expected a file name for the archive" % d,
+            "netloom serve: --record: '%s/rec.fifo': a device or FIFO; expected a file name for the archive" % d,
             'record FIFO')
     refused(('--ranks', '2', '--listen', 'ipc://%s/ss' % d, '--json', '-', '--messages', '-'),
             "netloom serve: --messages '-': the same file as --json; expected another file", 'two on stdout')
@@ -1357,7 +1357,7 @@ def paced_bound(d):
     (crc, out), = clients_wait(procs)
     line = ('paced: virtual time would pass 2^62 - 2^56 ps (4539628 s), the most a session holds (--pace 1e+06: '
             '5 s of wall time)')
-    expect(r.returncode == 1 and r.stderr == 'netloom: %s\n' % line and line in out,
+    expect(r.returncode == 1 and r.stderr == 'netloom serve: %s\n' % line and line in out,
            'paced past the time bound: rc %d, %r, client %d %s' % (r.returncode, r.stderr, crc, out))
 
 
@@ -1389,22 +1389,22 @@ def outputs_lost(d):
     # docs/live.md).
     for opt in ('--json', '--messages'):
         rc, err, out, crc, left = run('full' + opt, [opt, '/dev/full'], 3)
-        expect(rc == 1 and err == 'netloom: %s: /dev/full: write failed: No space left on device\n' % opt and
+        expect(rc == 1 and err == 'netloom serve: %s: /dev/full: write failed: No space left on device\n' % opt and
                crc == [0, 0] and (out.startswith('netloom serve: 2 ranks') if opt == '--json' else not out),
                '%s /dev/full: rc %d, clients %s, %r, stdout %r' % (opt, rc, crc, err, out[:100]))
     # The log's write fails mid-session: the session stops then, as for a
     # --record stream (the clients ran their 3,000 iterations to the end,
     # then the server exited 1).
     rc, err, out, crc, left = run('fsize-msgs', ['--messages', 'm.msgs'], 3000, 1024)
-    expect(rc == 1 and err == 'netloom: --messages: m.msgs: write failed: File too large\n' and 0 not in crc
+    expect(rc == 1 and err == 'netloom serve: --messages: m.msgs: write failed: File too large\n' and 0 not in crc
            and not left, '--messages, 1 KiB file size limit: rc %d, clients %s, %r, left %s' % (rc, crc, err, left))
     # The archive (2,227 bytes) over the limit, its streams (about 1 KiB
     # each) within it; then a rank's stream over it, which stops the session.
     rc, err, out, crc, left = run('fsize-rec', ['--record', 'r.nlt'], 100, 2048)
-    expect(rc == 1 and err == 'netloom: --record: r.nlt: write failed: File too large\n' and crc == [0, 0] and
+    expect(rc == 1 and err == 'netloom serve: --record: r.nlt: write failed: File too large\n' and crc == [0, 0] and
            not left, '--record, 2 KiB file size limit: rc %d, clients %s, %r, left %s' % (rc, crc, err, left))
     rc, err, out, crc, left = run('fsize-stream', ['--record', 'r.nlt'], 3000, 1024)
-    expect(rc == 1 and re.fullmatch(r'netloom: --record: r\.nlt: rank [01]: write failed: File too large\n', err)
+    expect(rc == 1 and re.fullmatch(r'netloom serve: --record: r\.nlt: rank [01]: write failed: File too large\n', err)
            and not left, '--record stream, 1 KiB file size limit: rc %d, %r, left %s' % (rc, err, left))
 
 
@@ -1416,8 +1416,8 @@ def case_all_evicted(d):
     s = Server(d, 3, '-s', 'backend=analytic', '--connect-timeout-ms', '500', name='none')
     rc = s.wait()
     err = open(s.err).read().splitlines()
-    expect(rc == 1 and err[-1] == 'netloom: no rank finished: all 3 ranks were evicted (no --record archive written)'
-           and len([l for l in err if l.startswith('netloom:')]) == 1, 'nobody came: rc %d, %s' % (rc, err))
+    expect(rc == 1 and err[-1] == 'netloom serve: no rank finished: all 3 ranks were evicted (no --record archive written)'
+           and len([l for l in err if 'no rank finished' in l]) == 1, 'nobody came: rc %d, %s' % (rc, err))
     expect(not os.path.exists(s.rec), 'a session with no rank finished left an archive')
     doc = json.load(open(s.json))
     ranks = doc['live']['ranks']
@@ -1457,7 +1457,7 @@ def case_all_evicted(d):
     s1 = Server(d, 1, '-s', 'backend=analytic', '--connect-timeout-ms', '300', name='one')
     rc = s1.wait()
     err = open(s1.err).read().splitlines()
-    expect(rc == 1 and err[-1] == 'netloom: no rank finished: rank 0 was evicted (no --record archive written)',
+    expect(rc == 1 and err[-1] == 'netloom serve: no rank finished: rank 0 was evicted (no --record archive written)',
            'one rank: rc %d, %s' % (rc, err))
     if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
         print('SKIP: %s cannot import zmq (python3-zmq): the partial session not tried' % PY)
@@ -1536,7 +1536,7 @@ def record_many_ranks(d, alone=None):
             '--connect-timeout-ms', '3000' if alone else '300']
     if not alone:
         r = subprocess.run(args, capture_output=True, text=True, timeout=TMO, preexec_fn=nofile(1024, 1024))
-        expect(r.returncode == 2 and r.stderr == 'netloom: --record: 1100 ranks need 2264 open files (a stream file '
+        expect(r.returncode == 2 and r.stderr == 'netloom serve: --record: 1100 ranks need 2264 open files (a stream file '
                'and a connection each, and 64 for the server), above the limit of 1024 (ulimit -n, which netloom '
                'raises to the hard limit, ulimit -Hn); raise ulimit -n to at least 2264\n' and not r.stdout,
                'hard limit 1024: rc %d, %r' % (r.returncode, r.stderr))
@@ -1547,7 +1547,7 @@ def record_many_ranks(d, alone=None):
         return
     if not alone:
         r = subprocess.run(args, capture_output=True, text=True, timeout=TMO, preexec_fn=nofile(1024, hard))
-        expect(r.returncode == 1 and r.stderr.splitlines()[-1] == 'netloom: no rank finished: all %d ranks were '
+        expect(r.returncode == 1 and r.stderr.splitlines()[-1] == 'netloom serve: no rank finished: all %d ranks were '
                'evicted (no --record archive written)' % n, 'soft limit 1024: rc %d, %s' % (r.returncode, r.stderr))
         return
     # Rank 0 in a job of its own: the 1,099 eviction notices of the other
@@ -1673,7 +1673,7 @@ def case_ipc_in_use(d):
     path = a.ep[len('ipc://'):]
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--listen', a.ep, '--connect-timeout-ms', '300', '-s',
                         'backend=analytic'], capture_output=True, text=True, timeout=TMO)
-    expect(r.returncode == 2 and r.stderr == "netloom: --listen: '%s': in use by another server (it accepts "
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --listen: '%s': in use by another server (it accepts "
            "connections there)\n" % a.ep, 'second server: %d %r' % (r.returncode, r.stderr))
     # The first server still has the endpoint: its ring runs.
     res = clients([[RING, a.ep, str(r), '2', '16'] for r in range(2)], d, 'a')
@@ -1761,7 +1761,7 @@ def curve_key_files(d, keys):
     lines = open(sk).read().splitlines()  # comment, public, secret
     # The key pair given as the allowed list: its secret line was quoted.
     r = serve('--curve-key', sk, '--curve-allow', sk)
-    expect(r.returncode == 2 and r.stderr == "netloom: --curve-allow: '%s' line 3: a secret key ('secret = ...'), "
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --curve-allow: '%s' line 3: a secret key ('secret = ...'), "
            "expected public keys only (the clients' .pub files); a secret key must stay with its owner\n" % sk
            and not leaks(r.stderr, secret(sk)), 'secret in --curve-allow: %r' % r.stderr)
     # A malformed secret key (one character short; one character changed
@@ -1772,7 +1772,7 @@ def curve_key_files(d, keys):
     open(odd, 'w').write('%s\n%s\n%s"%s\n' % (lines[0], lines[1], lines[2][:-21], lines[2][-20:]))
     for path, why in ((cut, '39 characters, not 40'), (odd, "character 20 is outside Z85's alphabet")):
         r = serve('--curve-key', path, '--curve-allow', ak + '.pub')
-        want = "netloom: CURVE key file '%s' line 3: malformed secret key (%s), expected 40 Z85 characters\n" % (path,
+        want = "netloom serve: CURVE key file '%s' line 3: malformed secret key (%s), expected 40 Z85 characters\n" % (path,
                                                                                                            why)
         expect(r.returncode == 2 and r.stderr == want and not leaks(r.stderr, secret(sk)),
                'malformed secret: %r, expected %r' % (r.stderr, want))
@@ -1783,7 +1783,7 @@ def curve_key_files(d, keys):
     mixmsg = "CURVE key file '%s': the public key (line 1) is not the secret key's (line 2), expected the pair " \
              "--curve-keygen wrote" % mix
     r = serve('--curve-key', mix, '--curve-allow', ak + '.pub')
-    expect(r.returncode == 2 and r.stderr == 'netloom: %s\n' % mixmsg and not leaks(r.stderr, secret(sk)),
+    expect(r.returncode == 2 and r.stderr == 'netloom serve: %s\n' % mixmsg and not leaks(r.stderr, secret(sk)),
            'mismatched pair: %r' % r.stderr)
     expect(not os.path.exists('%s/ck' % d), 'a refused key file left a socket')
     # Both clients alike: a missing file named as the CURVE key file (the
@@ -1824,7 +1824,7 @@ def case_curve(d):
     # for every output (it was "write failed", or a key without its .pub).
     os.mkdir(os.path.join(d, 'k.key.pub'))
     r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', os.path.join(d, 'k.key')], capture_output=True, text=True)
-    expect(r.returncode == 2 and r.stderr == 'netloom: --curve-keygen: %s/k.key.pub: is a directory; expected a file '
+    expect(r.returncode == 2 and r.stderr == 'netloom serve: --curve-keygen: %s/k.key.pub: is a directory; expected a file '
            'name to write\n' % d and not os.path.exists(os.path.join(d, 'k.key')), 'keygen: %r' % r.stderr)
     allow = os.path.join(d, 'allow')
     open(allow, 'w').write(open(keys['alice'] + '.pub').read() + open(keys['carol'] + '.pub').read())
@@ -2151,7 +2151,7 @@ def case_beside_trace(d):
         s = Server(d, n, '-s', 'backend=analytic', '--trace', nlt, '--connect-timeout-ms', '300', name='nobody%d' % n)
         rc = s.wait()
         err = open(s.err).read().splitlines()
-        expect(rc == 1 and err[-1] == 'netloom: no live rank finished: %s evicted; the trace beside ran alone '
+        expect(rc == 1 and err[-1] == 'netloom serve: no live rank finished: %s evicted; the trace beside ran alone '
                '(no --record archive written)' % said, 'nobody beside a trace: rc %d, %s' % (rc, err))
         b = json.load(open(s.json))['beside_trace']
         expect(b['trace']['finish_s'] is not None and b['live']['finish_s'] is None, 'beside_trace: %s' % b)
@@ -2205,7 +2205,7 @@ def case_beside_trace(d):
     # (its OTF2 hint aside: serve reads only archives).
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/td' % d, '--trace', d],
                        capture_output=True, text=True, timeout=TMO)
-    expect(r.returncode == 2 and r.stderr == 'netloom: --trace: %s: is a directory, not a trace file\n' % d,
+    expect(r.returncode == 2 and r.stderr == 'netloom serve: --trace: %s: is a directory, not a trace file\n' % d,
            'trace a directory: %d %s' % (r.returncode, r.stderr))
     beside_script(d)
 
@@ -2323,7 +2323,7 @@ def case_paced_behind(d):
         except subprocess.TimeoutExpired:
             c.kill()
             fail('known: client %d was not told (still waiting)' % r)
-        expect('server: session stopped: ' + err[-1][len('netloom: '):] in out, 'known: client %d: %s' % (r, out))
+        expect('server: session stopped: ' + err[-1][len('netloom serve: '):] in out, 'known: client %d: %s' % (r, out))
     ranks = check_lag_report('known', k, err[-1], 3)
     for r in (0, 1):
         x, ops = ranks[r], LAGGED_OPS[r]
@@ -2384,7 +2384,7 @@ def check_lag_report(name, s, line, n):
     expect(os.path.exists(s.json), '%s: no --json report after a max-lag stop' % name)
     doc = json.load(open(s.json))
     live, res = doc['live'], doc['results']
-    reason = line[len('netloom: '):]
+    reason = line[len('netloom serve: '):]
     expect(live['stopped'] is True and live.get('stopped_by') == 'max-lag' and live['stop_reason'] == reason,
            '%s: JSON live: stopped %s, stopped_by %s, stop_reason %s' % (
                name, live['stopped'], live.get('stopped_by'), live.get('stop_reason')))
@@ -3291,7 +3291,7 @@ def case_signal(d):
             cl.kill()
             fail('%s: the client was not told (still waiting)' % name)
         err = open(s.err).read().splitlines()
-        expect(rc == 1 and err[-1] == 'netloom: stopped by %s before every rank finished' % name,
+        expect(rc == 1 and err[-1] == 'netloom serve: stopped by %s before every rank finished' % name,
                '%s: rc %d, stderr %s' % (name, rc, err))
         told = 'stopped by %s before every rank finished' % name
         expect(told in out and (sig == signal.SIGINT or 'error after' in out), '%s: client: %s' % (name, out))
@@ -3346,7 +3346,7 @@ def signal_beside_trace(d):
         fail('beside a trace: SIGTERM did not stop the session within 5 s')
     err = open(s.err).read().splitlines()
     told = 'stopped by SIGTERM before every rank finished'
-    expect(rc == 1 and err[-1] == 'netloom: ' + told and time.time() - t0 < 5,
+    expect(rc == 1 and err[-1] == 'netloom serve: ' + told and time.time() - t0 < 5,
            'beside a trace: rc %d, stderr %s' % (rc, err))
     rep = json.load(open(s.json))
     expect(rep['live']['stopped'] is True and rep['live']['stop_reason'] == told and rep['results']['partial'] is True
@@ -3387,7 +3387,7 @@ def signal_twice(d):
         t_end = time.time()
         outs = [c.communicate(timeout=TMO)[0] for c in cl]
         err = open(os.path.join(t, 'e.txt')).read().splitlines()
-        expect(rc == rc_want and err[-1:] == ['netloom: stopped by SIGTERM before every rank finished'],
+        expect(rc == rc_want and err[-1:] == ['netloom serve: stopped by SIGTERM before every rank finished'],
                '%s: rc %d, stderr %s' % (name, rc, err))
         expect(time.time() - t_end < 5 and all('session stopped: stopped by SIGTERM' in o for o in outs),
                '%s: clients not told: %s' % (name, outs))
@@ -3455,7 +3455,7 @@ def case_zmq_on_demand(d):
                         ('nz', 'r.json')),
                        (['--curve-keygen', '%s/k' % d], ('k', 'k.pub'))):
         r = subprocess.run([NETLOOM, 'serve'] + args, capture_output=True, text=True, timeout=TMO, env=env)
-        expect(r.returncode == 2 and r.stderr.startswith('netloom: live: cannot load libzmq (%s: ' % bad) and
+        expect(r.returncode == 2 and r.stderr.startswith('netloom serve: live: cannot load libzmq (%s: ' % bad) and
                r.stderr.count('\n') == 1 and 'NETLOOM_LIBZMQ' in r.stderr,
                'missing libzmq, %s: %d %r' % (args[0], r.returncode, r.stderr))
         left = [m for m in made if os.path.exists(os.path.join(d, m))]
@@ -3464,7 +3464,7 @@ def case_zmq_on_demand(d):
     env['NETLOOM_LIBZMQ'] = 'libm.so.6'
     r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', '%s/k' % d], capture_output=True, text=True,
                        timeout=TMO, env=env)
-    expect(r.returncode == 2 and r.stderr == 'netloom: live: libm.so.6 has no zmq_ctx_new; expected libzmq 4.1 '
+    expect(r.returncode == 2 and r.stderr == 'netloom serve: live: libm.so.6 has no zmq_ctx_new; expected libzmq 4.1 '
            'or later\n', 'not libzmq: %d %r' % (r.returncode, r.stderr))
     # Named explicitly, the usual library serves as without the variable.
     env['NETLOOM_LIBZMQ'] = 'libzmq.so.5'

@@ -40,7 +40,7 @@ if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
   rc=$?
   [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "libmpi missing: exit $rc"
   expect_eq "libmpi missing: error lines" "$(grep -c '^netloom' <<<"$said")" 1
-  grep -q "^netloom: MPI: cannot load libmpi ($dir/nolibmpi.so: .*NETLOOM_LIBMPI naming it\$" <<<"$said" ||
+  grep -q "^netloom run: MPI: cannot load libmpi ($dir/nolibmpi.so: .*NETLOOM_LIBMPI naming it\$" <<<"$said" ||
     fail "libmpi missing: got '$said'"
 fi
 
@@ -145,14 +145,14 @@ refused() { # what expected-regex mpirun-args...
   expect_eq "$what: error lines" "$lines" 1
   grep -qE "$re" <<<"$out" || fail "$what: got '$out'"
 }
-refused "UGAL-G" "^netloom: -s: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
+refused "UGAL-G" "^netloom run: -s: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
 # partitions above the routers: the key's value when the user gave it
 # (as in one process), the ranks and threads when they raised it. Before,
 # a given 40 was blamed on 'threads x ranks'.
-refused "partitions=40 on 16 routers" "^netloom: -s: key 'partitions' value '40' out of range: expected 0 \(automatic\) or 1\.\.16 " \
+refused "partitions=40 on 16 routers" "^netloom run: -s: key 'partitions' value '40' out of range: expected 0 \(automatic\) or 1\.\.16 " \
   2 "$netloom" run -s topology=torus:k=4x4 -s partitions=40
-refused "3 ranks on 2 routers" "^netloom: partitions 3 \(at least threads x ranks, with 3 MPI ranks\): the network has 2 routers" \
+refused "3 ranks on 2 routers" "^netloom run: partitions 3 \(at least threads x ranks, with 3 MPI ranks\): the network has 2 routers" \
   3 "$netloom" run -s topology=torus:k=2
 refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations" \
   2 "$netloom" serve
@@ -204,10 +204,10 @@ done
 # that rank's number.
 for v in 0 -1 abc 4294967296; do
   refused "NETLOOM_MPI_WINDOW=$v" \
-    "^netloom: environment variable NETLOOM_MPI_WINDOW '$v': expected a whole number of cycles from 1 to 4294967295" \
+    "^netloom run: environment variable NETLOOM_MPI_WINDOW '$v': expected a whole number of cycles from 1 to 4294967295" \
     2 env NETLOOM_MPI_WINDOW=$v "$netloom" "${tw[@]}"
 done
-refused "NETLOOM_MPI_WINDOW=abc on rank 1" "^netloom: MPI rank 1 of 2: environment variable NETLOOM_MPI_WINDOW 'abc':" \
+refused "NETLOOM_MPI_WINDOW=abc on rank 1" "^netloom run: MPI rank 1 of 2: environment variable NETLOOM_MPI_WINDOW 'abc':" \
   1 "$netloom" "${tw[@]}" : -np 1 env NETLOOM_MPI_WINDOW=abc "$netloom" "${tw[@]}"
 
 # Out of memory on one rank (NETLOOM_TEST_FAIL_ALLOC=N: that rank's Nth
@@ -233,16 +233,16 @@ oom() { # what rank-failing N expected-regex
 # N = 1 is the packet pool at cycle 0 (the crash); the others' numbers
 # only pick a cycle past the first window, whichever allocation it is.
 why='(packet pool of [0-9]+ entries|VC buffer pool of [0-9]+ runs|[0-9]+ events in flight)$'
-oom "out of memory at cycle 0, rank 1" 1 1 '^netloom: MPI rank 1 of 2: out of memory at cycle 0: packet pool of [0-9]+ entries$'
-oom "out of memory in a window, rank 1" 1 26 "^netloom: MPI rank 1 of 2: out of memory at cycle [1-9][0-9]*: $why"
-oom "out of memory in a wheel slot, rank 1" 1 3 "^netloom: MPI rank 1 of 2: out of memory at cycle [0-9]+: $why"
-oom "out of memory, rank 0" 0 29 "^netloom: out of memory at cycle [1-9][0-9]*: $why"
+oom "out of memory at cycle 0, rank 1" 1 1 '^netloom run: MPI rank 1 of 2: out of memory at cycle 0: packet pool of [0-9]+ entries$'
+oom "out of memory in a window, rank 1" 1 26 "^netloom run: MPI rank 1 of 2: out of memory at cycle [1-9][0-9]*: $why"
+oom "out of memory in a wheel slot, rank 1" 1 3 "^netloom run: MPI rank 1 of 2: out of memory at cycle [0-9]+: $why"
+oom "out of memory, rank 0" 0 29 "^netloom run: out of memory at cycle [1-9][0-9]*: $why"
 
 # A deadlock is the run's result as in one process (exit 1, the JSON's
 # "stuck" object), without the list of waiting VCs.
 dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2
     -s packet_size=8 -s traffic=tornado -s injection_rate=0.9 -s sim_type=throughput)
-refused "deadlock" '^netloom: network deadlock at cycle 60: 32 flits stuck in 16 input VCs .*\(global check\); under MPI the list' \
+refused "deadlock" '^netloom run: network deadlock at cycle 60: 32 flits stuck in 16 input VCs .*\(global check\); under MPI the list' \
   2 "$netloom" run "${dl[@]}" --reproducible --json "$dir/dl-2.json"
 mpi 2 "$netloom" run "${dl[@]}" >/dev/null 2>&1
 expect_eq "deadlock: exit" "$?" 1

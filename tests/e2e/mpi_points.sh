@@ -179,26 +179,26 @@ one_fails() { # what expected-regex ranks command...
   grep -qE "$re" <<<"$out" || fail "$what: got '$out'"
 }
 one_fails "sweep --spread points, a config missing on ranks 1-2" \
-  '^netloom: MPI rank 1 of 3: my.ini: cannot open config file' 3 \
+  '^netloom sweep: MPI rank 1 of 3: my.ini: cannot open config file' 3 \
   "$netloom" sweep -c my.ini "${short[@]}" --rates 0.1:0.3:0.1 --spread points
 one_fails "sweep over the network, a config missing on rank 1" \
-  '^netloom: MPI rank 1 of 2: my.ini: cannot open config file' 2 \
+  '^netloom sweep: MPI rank 1 of 2: my.ini: cannot open config file' 2 \
   "$netloom" sweep -c my.ini "${short[@]}" --rates 0.1:0.3:0.1
-one_fails "run, a config missing on rank 1" '^netloom: MPI rank 1 of 2: my.ini: cannot open config file' 2 \
+one_fails "run, a config missing on rank 1" '^netloom run: MPI rank 1 of 2: my.ini: cannot open config file' 2 \
   "$netloom" run -c my.ini "${short[@]}"
 one_fails "compare, a trace missing on rank 1" \
-  "^netloom: MPI rank 1 of 2: study.ini:[0-9]+: \[workload lammps\] key 'trace'" 2 \
+  "^netloom compare: MPI rank 1 of 2: study.ini:[0-9]+: \[workload lammps\] key 'trace'" 2 \
   "$netloom" compare study.ini -o "$dir/cfail"
 [ ! -e "$dir/cfail" ] || fail "compare, a trace missing on rank 1: wrote $dir/cfail"
 # Another trace under the same name on rank 1's node: refused, not mixed.
 cp "$s/lammps-lj-2.nlt" "$dir/n1/lammps.nlt"
 one_fails "compare, another trace on rank 1" \
-  "^netloom: MPI rank 1 of 2: its study file, a system's configuration file or a trace differs from rank 0's" 2 \
+  "^netloom compare: MPI rank 1 of 2: its study file, a system's configuration file or a trace differs from rank 0's" 2 \
   "$netloom" compare study.ini -o "$dir/cother"
 [ ! -e "$dir/cother" ] || fail "compare, another trace on rank 1: wrote $dir/cother"
 printf '[network]\ntopology = torus:k=8x8\n' >"$dir/n1/my.ini"
 one_fails "run, another config on rank 1" \
-  "^netloom: MPI rank 1 of 2: its resolved configuration \(-c, -s\) differs from rank 0's" 2 \
+  "^netloom run: MPI rank 1 of 2: its resolved configuration \(-c, -s\) differs from rank 0's" 2 \
   "$netloom" run -c my.ini "${short[@]}"
 rm "$dir/n1/lammps.nlt" "$dir/n1/my.ini"
 # A point that fails on its rank alone under --spread points (out of
@@ -218,7 +218,7 @@ if (ulimit -v 250000 && "$netloom" version) >/dev/null 2>&1; then
   [ $? -ne 124 ] || fail "--spread points, out of memory on rank 1: hung"
   expect_eq "--spread points, out of memory on rank 1: statuses" "$(awk '{print $2}' "$EXITS" | tr '\n' ' ')" "2 2 "
   expect_eq "--spread points, out of memory on rank 1: error lines" "$(grep -c '^netloom' <<<"$out")" 1
-  grep -q '^netloom: MPI rank 1 of 2: out of memory building the network model (65536 routers' <<<"$out" \
+  grep -q '^netloom sweep: MPI rank 1 of 2: out of memory building the network model (65536 routers' <<<"$out" \
     || fail "--spread points, out of memory on rank 1: got '$out'"
   expect_eq "--spread points, out of memory on rank 1: rows" "$(grep -c '^ *0\.0' "$dir/oom.out")" 1
   expect_eq "--spread points, out of memory on rank 1: stdout lines" "$(wc -l <"$dir/oom.out")" 3
@@ -236,7 +236,7 @@ out=$(timeout 60 mpirun --oversubscribe -np 2 "${ranked[@]}" "$netloom" compare 
 [ $? -ne 124 ] || fail "compare, report.json a directory: hung"
 expect_eq "compare, report.json a directory: statuses" "$(awk '{print $2}' "$EXITS" | sort | tr '\n' ' ')" "$want $want "
 expect_eq "compare, report.json a directory: error lines" "$(grep -c '^netloom' <<<"$out")" 1
-grep -q '^netloom: .*report.json' <<<"$out" || fail "compare, report.json a directory: got '$out'"
+grep -q '^netloom compare: .*report.json' <<<"$out" || fail "compare, report.json a directory: got '$out'"
 # An MPMD launch whose rank 1 was given another command line than rank 0
 # (docs/scaling.md, "Failures on one rank"): refused before any collective
 # on every rank, exit 2, in one line naming what differs, within seconds.

@@ -92,7 +92,7 @@ expect_eq "deadlock: sequential exit" "$?" 1
 mpi 3 "$netloom" replay "${ring[@]}" --json "$dir/dl-3.json" >/dev/null 2>"$dir/dl-3.err"
 expect_eq "deadlock: -np 3 exit" "$?" 1
 expect_eq "deadlock: lines from netloom" "$(grep -c '^netloom' "$dir/dl-3.err")" 1
-seqline=$(head -1 "$dir/dl-seq.err" | grep -oE '^netloom: network deadlock at cycle [0-9]+: [0-9]+ flits stuck in [0-9]+ input VCs')
+seqline=$(head -1 "$dir/dl-seq.err" | grep -oE '^netloom replay: network deadlock at cycle [0-9]+: [0-9]+ flits stuck in [0-9]+ input VCs')
 [ -n "$seqline" ] || fail "deadlock: sequential line: $(head -1 "$dir/dl-seq.err")"
 grep -qF "$seqline that wait on each other (global check); under MPI the list" "$dir/dl-3.err" \
   || fail "deadlock: -np 3 line: $(head -1 "$dir/dl-3.err"), expected the start '$seqline'"
@@ -106,16 +106,16 @@ out=$(mpi 2 "$netloom" replay "$dir/st.nlt" -s backend=analytic 2>&1 >/dev/null)
 rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "analytic under 2 ranks: exit $rc"
 expect_eq "analytic: error lines" "$(grep -c '^netloom' <<<"$out")" 1
-grep -q "^netloom: -s: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
+grep -q "^netloom replay: -s: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
   <<<"$out" || fail "analytic: got '$out'"
 # Left unset, the user wrote no 'analytic': the line says it is the
 # default, as set in a file it names the file and line.
 out=$(mpi 2 "$netloom" replay "$dir/st.nlt" 2>&1 >/dev/null)
-grep -qx "netloom: key 'backend': value 'analytic' (the default) does not spread over MPI ranks; expected flit, or run without mpirun" \
+grep -qx "netloom replay: key 'backend': value 'analytic' (the default) does not spread over MPI ranks; expected flit, or run without mpirun" \
   <<<"$out" || fail "analytic by default: got '$out'"
 printf '[replay]\nbackend = analytic\n' >"$dir/an.ini"
 out=$(mpi 2 "$netloom" replay "$dir/st.nlt" -c "$dir/an.ini" 2>&1 >/dev/null)
-grep -qx "netloom: $dir/an.ini:2: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
+grep -qx "netloom replay: $dir/an.ini:2: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
   <<<"$out" || fail "analytic in a file: got '$out'"
 
 # The timeline files: written by rank 0 alone, as the sequential replay's.
@@ -135,7 +135,7 @@ out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$
 [ $? -ne 124 ] || fail "trace missing on rank 1: hung"
 expect_eq "trace missing on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" 2>/dev/null | wc -l)" 2
 expect_eq "trace missing on rank 1: error lines" "$(grep -c '^netloom' <<<"$out")" 1
-grep -q "^netloom: MPI rank 1 of 2: st.nlt" <<<"$out" || fail "trace missing on rank 1: got '$out'"
+grep -q "^netloom replay: MPI rank 1 of 2: st.nlt" <<<"$out" || fail "trace missing on rank 1: got '$out'"
 # Another trace, or another configuration, under the same names on rank
 # 1's node: refused on every rank (a mix of the two ran, or a rank
 # crashed, or MPI_ERR_TRUNCATE).
@@ -150,7 +150,7 @@ for what in "st.nlt -s topology=torus:k=4x4" "same.nlt -c s.ini"; do
         : -np 1 --wdir "$dir/n1" "${ranked[@]}" "$netloom" replay $what -s backend=flit </dev/null 2>&1 >/dev/null)
   [ $? -ne 124 ] || fail "another $what on rank 1: hung"
   expect_eq "another $what on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" 2>/dev/null | wc -l)" 2
-  grep -q "^netloom: MPI rank 1 of 2: its resolved configuration or trace differs from rank 0's" <<<"$out" ||
+  grep -q "^netloom replay: MPI rank 1 of 2: its resolved configuration or trace differs from rank 0's" <<<"$out" ||
     fail "another $what on rank 1: got '$out'"
 done
 
@@ -180,7 +180,7 @@ for bad in 1 0 both; do
   expect_eq "trace corrupt on rank $bad: error lines" "$(grep -c '^netloom' <<<"$out")" 1
   pre=''
   [ "$bad" != 1 ] || pre='MPI rank 1 of 2: '
-  grep -qE "^netloom: $pre$why" <<<"$out" || fail "trace corrupt on rank $bad: got '$(head -c 300 <<<"$out")'"
+  grep -qE "^netloom replay: $pre$why" <<<"$out" || fail "trace corrupt on rank $bad: got '$(head -c 300 <<<"$out")'"
 done
 
 # Outputs only rank 0 writes: their folder exists on rank 0's node only

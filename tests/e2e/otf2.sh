@@ -74,7 +74,7 @@ fresh; rm "$dir/bad/traces.def"; bad "missing .def" "traces.def"
 # the Ember archive; other compute times in sst-macro's).
 fresh; rm "$dir/bad/traces/3.def"; bad "missing local .def" "traces/3.def"
 expect "missing local .def message" "$out" \
-  "netloom: $dir/bad/traces/3.def: file missing (expected the local definitions of rank 3's location 3, as 9 other ranks' locations have them: they map the ids of its event file)"
+  "netloom trace convert: $dir/bad/traces/3.def: file missing (expected the local definitions of rank 3's location 3, as 9 other ranks' locations have them: they map the ids of its event file)"
 fresh; head -c 2000 "$data/sst-macro/traces/5.evt" > "$dir/bad/traces/5.evt"; bad "cut .evt" "traces/5.evt"
 fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "cut anchor" "traces.otf2"
 # A FIFO or a directory in place of one of the archive's files: named as
@@ -83,7 +83,7 @@ fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "c
 # .def); a FIFO .def or .evt was "file missing".
 notreg() { # WHAT INPUT FILE WHAT_IT_IS  (archive copy in $dir/bad)
   out=$(timeout -k 5 20 "$netloom" trace convert "$2" "$dir/bad.nlt" 2>&1 >/dev/null); rc=$?
-  expect "$1" "$rc:$out" "2:netloom: $dir/bad/$3: $4"
+  expect "$1" "$rc:$out" "2:netloom trace convert: $dir/bad/$3: $4"
   [ ! -e "$dir/bad.nlt" ] || fail "$1: output written"
 }
 of_archive="of the OTF2 archive"
@@ -114,7 +114,7 @@ fresh2; cp "$data/crafted/alloc-16g-0.evt" "$dir/bad/traces/0.evt"; MALLOC_PERTU
 # code" was printed), so what was expected is said.
 fresh2; : > "$dir/bad/traces/1.def"; bad "empty local .def" "traces/1.def"
 expect "empty local .def message" "$out" \
-  "netloom: $dir/bad/traces/1.def: cannot read the local definitions (expected an OTF2 .def file of location 1)"
+  "netloom trace convert: $dir/bad/traces/1.def: cannot read the local definitions (expected an OTF2 .def file of location 1)"
 fresh2; : > "$dir/bad/traces.def"; bad "empty global .def" "traces.def"
 case $out in *"Unknown error code"*) fail "empty global .def: $out" ;; esac
 
@@ -320,7 +320,7 @@ irecv t=1000 dur=1000 peer=0 tag=3 bytes=64 req=0
 TXT
 "$netloom" trace encode "$dir/unwaited.txt" "$dir/unwaited.nlt" && "$netloom" trace export "$dir/unwaited.nlt" --otf2 "$dir/uw" > /dev/null 2>&1 || fail "unwaited trace"
 out=$("$netloom" trace import "$dir/uw" -o "$dir/uw.nlt" 2>&1 >/dev/null) && fail "irecv without its sender: exit 0"
-expect "irecv without its sender" "$out" "netloom: $dir/uw/traces/1.evt: rank 1: 1 MPI_Irecv calls have no MpiIrecv record naming their sender (expected Score-P's MpiIrecv completion records; a receive that never completes cannot be replayed)"
+expect "irecv without its sender" "$out" "netloom trace import: $dir/uw/traces/1.evt: rank 1: 1 MPI_Irecv calls have no MpiIrecv record naming their sender (expected Score-P's MpiIrecv completion records; a receive that never completes cannot be replayed)"
 [ ! -e "$dir/uw.nlt" ] || fail "irecv without its sender: output written"
 
 # replay --svg (issue 17, part 4): one row per rank, the three categories
@@ -340,7 +340,7 @@ PY
 for r in $(seq 4 64); do printf 'rank %d\ncompute t=0 dur=1000\n' "$r"; done >> "$dir/r65.txt"
 "$netloom" trace encode "$dir/r65.txt" "$dir/r65.nlt" || fail "65-rank trace"
 out=$("$netloom" replay "$dir/r65.nlt" --svg "$dir/r65.svg" 2>&1 >/dev/null) && fail "--svg with 65 ranks: exit 0"
-expect "--svg with 65 ranks" "$out" "netloom: --svg: the trace has 65 ranks (expected at most 64)"
+expect "--svg with 65 ranks" "$out" "netloom replay: --svg: the trace has 65 ranks (expected at most 64)"
 [ ! -e "$dir/r65.svg" ] || fail "--svg with 65 ranks wrote a file"
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }

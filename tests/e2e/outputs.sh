@@ -73,7 +73,7 @@ if mknod nulldev c 1 3 2>/dev/null; then
   "$netloom" cost torus:k=4x4 --json nulldev >/dev/null && [ -c nulldev ] || fail "cost --json DEVICE: node replaced"
   out=$("$netloom" trace encode pp.txt nulldev 2>&1)
   expect_eq "trace encode DEVICE: exit" "$?" 2
-  expect_eq "trace encode DEVICE" "$out" "netloom: nulldev: a device or FIFO; expected a file name for the archive"
+  expect_eq "trace encode DEVICE" "$out" "netloom trace encode: nulldev: a device or FIFO; expected a file name for the archive"
   [ -c nulldev ] || fail "trace encode DEVICE: the device node was replaced"
 else
   echo "outputs: mknod refused here; the device case is skipped"
@@ -82,11 +82,11 @@ fi
 if [ -w /dev/full ]; then
   out=$("$netloom" "${run[@]}" --json /dev/full 2>err)
   expect_eq "run --json /dev/full: exit" "$?" 1
-  expect_eq "run --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "run --json /dev/full" "$(cat err)" "netloom run: --json: /dev/full: write failed: No space left on device"
   grep -q '^ *offered' <<<"$out" || fail "run --json /dev/full: no table on stdout: '$out'"
   out=$("$netloom" sweep "${run[@]:1}" --rates 0.1:0.2:0.1 --json /dev/full 2>err)
   expect_eq "sweep --json /dev/full: exit" "$?" 1
-  expect_eq "sweep --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "sweep --json /dev/full" "$(cat err)" "netloom sweep: --json: /dev/full: write failed: No space left on device"
   grep -q '^saturation\|^no saturation' <<<"$out" || fail "sweep --json /dev/full: no summary on stdout: '$out'"
   # A result that cannot be written after the work (its path accepted
   # before it) is the work failing: exit 1, not 2 ('nothing written'),
@@ -94,7 +94,7 @@ if [ -w /dev/full ]; then
   # file it is (cli_report_unwritten), as serve's (live.py).
   out=$("$netloom" cost torus:k=4x4 --json /dev/full 2>err)
   expect_eq "cost --json /dev/full: exit" "$?" 1
-  expect_eq "cost --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "cost --json /dev/full" "$(cat err)" "netloom cost: --json: /dev/full: write failed: No space left on device"
   grep -q '^topology     torus:k=4x4' <<<"$out" || fail "cost --json /dev/full: no table on stdout: '$out'"
   for c in "layout torus:k=4x4 --svg /dev/full" "layout torus:k=4x4 --lengths /dev/full" \
            "layout torus:k=4x4 --svg /dev/full --lengths ok.txt" "layout torus:k=4x4 --svg ok.svg --lengths /dev/full" \
@@ -105,32 +105,34 @@ if [ -w /dev/full ]; then
     opt=${c%% /dev/full*}
     opt=${opt##* }
     [ "$opt" = -o ] && opt=--output
+    cmd=${c%% *}  # the line names the command, and topo's and design's subcommand
+    case $cmd in topo | design) cmd=$(cut -d' ' -f1-2 <<<"$c") ;; esac
     $netloom $c >/dev/null 2>err
     expect_eq "$c: exit" "$?" 1
-    expect_eq "$c" "$(cat err)" "netloom: $opt: /dev/full: write failed: No space left on device"
+    expect_eq "$c" "$(cat err)" "netloom $cmd: $opt: /dev/full: write failed: No space left on device"
   done
   [ -e ok.txt ] || [ -e ok.svg ] && fail "layout, one output on /dev/full: the other written"
   # Standard output, the default of -o, is named as such, with no option.
   "$netloom" design flex --terminals 64 --radix 16 >/dev/full 2>err
   expect_eq "design flex >/dev/full: exit" "$?" 1
-  expect_eq "design flex >/dev/full" "$(cat err)" "netloom: stdout: write failed: No space left on device"
+  expect_eq "design flex >/dev/full" "$(cat err)" "netloom design flex: stdout: write failed: No space left on device"
   out=$("$netloom" replay "$root/traces/samples/pingpong-2.nlt" --json /dev/full 2>err)
   expect_eq "replay --json /dev/full: exit" "$?" 1
-  expect_eq "replay --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "replay --json /dev/full" "$(cat err)" "netloom replay: --json: /dev/full: write failed: No space left on device"
   grep -q '^  predicted runtime' <<<"$out" || fail "replay --json /dev/full: no report on stdout: '$out'"
   # A drawing that cannot be written takes neither the report nor the
   # JSON with it: one line, exit 3 (interfere's for its --plot).
   out=$("$netloom" replay "$root/traces/samples/pingpong-2.nlt" --svg /dev/full --json rep.json 2>err)
   expect_eq "replay --svg /dev/full: exit" "$?" 3
   expect_eq "replay --svg /dev/full" "$(cat err)" \
-    "netloom: --svg /dev/full: not written: /dev/full: write failed: No space left on device; the report and --json were written"
+    "netloom replay: --svg /dev/full: not written: /dev/full: write failed: No space left on device; the report and --json were written"
   grep -q '^  predicted runtime' <<<"$out" || fail "replay --svg /dev/full: no report on stdout: '$out'"
   expect_eq "replay --svg /dev/full: JSON written" "$(json rep.json 'd["results"]["status"]')" ok
   printf '[job A]\ntrace = %s\n[job B]\ntrace = %s\n' "$root/traces/samples/pingpong-2.nlt" \
     "$root/traces/samples/lammps-lj-2.nlt" >jobs.ini
   out=$("$netloom" interfere jobs.ini -s topology=torus:k=4x4 -s link_model=links --json /dev/full 2>err)
   expect_eq "interfere --json /dev/full: exit" "$?" 1
-  expect_eq "interfere --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "interfere --json /dev/full" "$(cat err)" "netloom interfere: --json: /dev/full: write failed: No space left on device"
   grep -q '^netloom interfere: jobs.ini, 2 jobs' <<<"$out" || fail "interfere --json /dev/full: no table on stdout: '$out'"
 fi
 
@@ -141,14 +143,14 @@ fi
 limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$netloom" "$@"); }
 out=$(limited 100 trace encode pp.txt enc-full.nlt 2>err)
 expect_eq "trace encode, disk full: exit" "$?" 1
-expect_eq "trace encode, disk full" "$(cat err)" "netloom: enc-full.nlt: write failed: File too large"
+expect_eq "trace encode, disk full" "$(cat err)" "netloom trace encode: enc-full.nlt: write failed: File too large"
 out=$(limited 100 trace pack full.bundle "$root/traces/samples/pingpong-2.nlt" 2>err)
 expect_eq "trace pack, disk full: exit" "$?" 1
-expect_eq "trace pack, disk full" "$(cat err)" "netloom: full.bundle: write failed: File too large"
+expect_eq "trace pack, disk full" "$(cat err)" "netloom trace pack: full.bundle: write failed: File too large"
 "$netloom" trace pack pp.bundle "$root/traces/samples/pingpong-2.nlt" >/dev/null || fail "trace pack: exit $?"
 out=$(limited 100 trace unpack pp.bundle unpacked 2>err)
 expect_eq "trace unpack, disk full: exit" "$?" 1
-expect_eq "trace unpack, disk full" "$(cat err)" "netloom: unpacked/pingpong-2.nlt: write failed: File too large"
+expect_eq "trace unpack, disk full" "$(cat err)" "netloom trace unpack: unpacked/pingpong-2.nlt: write failed: File too large"
 [ -e enc-full.nlt ] || [ -e full.bundle ] || [ -e unpacked/pingpong-2.nlt ] && fail "disk full: a cut output left"
 # OTF2 (a build with the library): the writer's buffers go to their files
 # when closed, where OTF2 raises the error without returning it; the
@@ -157,16 +159,16 @@ if "$netloom" trace export "$root/traces/samples/lammps-lj-2.nlt" --otf2 lj.otf2
   out=$(limited 100 trace export "$root/traces/samples/pingpong-2.nlt" --otf2 otf2full 2>err)
   expect_eq "trace export --otf2, disk full: exit" "$?" 1
   expect_eq "trace export --otf2, disk full" "$(cat err)" \
-    "netloom: otf2full: cannot write the OTF2 archive (events): File is too large"
+    "netloom trace export: otf2full: cannot write the OTF2 archive (events): File is too large"
   expect_eq "trace export --otf2, disk full: stdout" "$out" ""
   out=$(limited 4 trace convert lj.otf2/traces.otf2 conv.nlt 2>err)
   expect_eq "trace convert, disk full: exit" "$?" 1
-  expect_eq "trace convert, disk full" "$(cat err)" "netloom: conv.nlt: write failed: File too large"
+  expect_eq "trace convert, disk full" "$(cat err)" "netloom trace convert: conv.nlt: write failed: File too large"
   # replay's timeline (docs/replay.md): the report and --json written, 3.
   out=$(limited 100 replay "$root/traces/samples/pingpong-2.nlt" --otf2 otf2rep --json rep2.json 2>err)
   expect_eq "replay --otf2, disk full: exit" "$?" 3
   expect_eq "replay --otf2, disk full" "$(cat err)" \
-    "netloom: --otf2 otf2rep: not written: otf2rep: cannot write the OTF2 archive (events): File is too large; the report and --json were written"
+    "netloom replay: --otf2 otf2rep: not written: otf2rep: cannot write the OTF2 archive (events): File is too large; the report and --json were written"
   grep -q '^  predicted runtime' <<<"$out" || fail "replay --otf2, disk full: no report on stdout: '$out'"
   expect_eq "replay --otf2, disk full: JSON written" "$(json rep2.json 'd["results"]["status"]')" ok
   ls -d otf2full* otf2rep* conv.nlt 2>/dev/null && fail "OTF2, disk full: a cut archive left"
@@ -179,12 +181,12 @@ mkdir outdir
 out=$("$netloom" "${run[@]}" --json outdir 2>err)
 expect_eq "run --json DIR: exit" "$?" 2
 expect_eq "run --json DIR: stdout" "$out" ""
-expect_eq "run --json DIR" "$(cat err)" "netloom: --json: outdir: is a directory; expected a file name to write"
+expect_eq "run --json DIR" "$(cat err)" "netloom run: --json: outdir: is a directory; expected a file name to write"
 ln -s missing/x.json dangling.json
 out=$("$netloom" "${run[@]}" --json dangling.json 2>err)
 expect_eq "run --json DANGLING: exit" "$?" 2
 expect_eq "run --json DANGLING: stdout" "$out" ""
-grep -q "^netloom: --json: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
+grep -q "^netloom run: --json: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
 [ -L dangling.json ] || fail "run --json DANGLING: the link was replaced"
 # Every command with output options checks each before its work: the
 # work here would fail on its own (a bad SPEC, an odd router count, a
@@ -197,14 +199,16 @@ for c in "cost torus:k=0 --json" "layout torus:k=0 --svg" "layout torus:k=0 --sv
          "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o"; do
   opt=${c##* }
   [ "$opt" = -o ] && opt=--output
+  cmd=${c%% *}
+  case $cmd in topo | design) cmd=$(cut -d' ' -f1-2 <<<"$c") ;; esac
   out=$($netloom $c outdir 2>err)
   expect_eq "$c DIR: exit" "$?" 2
   expect_eq "$c DIR: stdout" "$out" ""
-  expect_eq "$c DIR" "$(cat err)" "netloom: $opt: outdir: is a directory; expected a file name to write"
+  expect_eq "$c DIR" "$(cat err)" "netloom $cmd: $opt: outdir: is a directory; expected a file name to write"
   out=$($netloom $c dangling.json 2>err)
   expect_eq "$c DANGLING: exit" "$?" 2
   expect_eq "$c DANGLING: stdout" "$out" ""
-  grep -q "^netloom: $opt: dangling.json: a symbolic link to a missing file" err || fail "$c DANGLING: $(cat err)"
+  grep -q "^netloom $cmd: $opt: dangling.json: a symbolic link to a missing file" err || fail "$c DANGLING: $(cat err)"
 done
 [ -L dangling.json ] || fail "DANGLING: the link was replaced"
 [ -e ok.svg ] && fail "layout --svg ok.svg --lengths DIR: ok.svg written"
@@ -481,38 +485,38 @@ cmp_study() { # STUDY TRACE [SYSTEM KEY LINES...]: a study of torus:k=4x4 (or th
 cp orig.nlt report.md
 cmp_study cmp.ini report.md
 same_compare "compare: a trace as DIR/report.md" report.md \
-  "netloom: compare: -o './report.md': the same file as cmp.ini:5 [workload w] trace 'report.md', an input; expected another file" \
+  "netloom compare: -o './report.md': the same file as cmp.ini:5 [workload w] trace 'report.md', an input; expected another file" \
   compare cmp.ini -o .
 cmp_study report.json p.nlt
 same_compare "compare: the study as DIR/report.json" report.json \
-  "netloom: compare: -o './report.json': the same file as STUDY 'report.json', an input; expected another file" \
+  "netloom compare: -o './report.json': the same file as STUDY 'report.json', an input; expected another file" \
   compare report.json -o .
 printf '%s\n' "[network]" "topology = torus:k=4x4" >report.md
 cmp_study cmp.ini p.nlt "config = report.md"
 same_compare "compare: a system's config file as DIR/report.md" report.md \
-  "netloom: compare: -o './report.md': the same file as cmp.ini:3 [system a] config 'report.md', an input; expected another file" \
+  "netloom compare: -o './report.md': the same file as cmp.ini:3 [system a] config 'report.md', an input; expected another file" \
   compare cmp.ini -o .
 printf '0 0\n1 1\n' >index.html
 cmp_study cmp.ini p.nlt "topology = torus:k=4x4" "placement_map = index.html"
 same_compare "compare: a system's placement_map as DIR/index.html" index.html \
-  "netloom: compare: -o './index.html': the same file as cmp.ini:4: [system a] placement_map 'index.html', an input; expected another file" \
+  "netloom compare: -o './index.html': the same file as cmp.ini:4: [system a] placement_map 'index.html', an input; expected another file" \
   compare cmp.ini -o .
 cp orig.txt report.md
 printf '%s\n' "[network]" "topology = graph:file=report.md" >gsys.ini
 cmp_study cmp.ini p.nlt "config = gsys.ini"
 same_compare "compare: a config file's graph:file= as DIR/report.md" report.md \
-  "netloom: compare: -o './report.md': the same file as gsys.ini:2 topology graph:file= 'report.md', an input; expected another file" \
+  "netloom compare: -o './report.md': the same file as gsys.ini:2 topology graph:file= 'report.md', an input; expected another file" \
   compare cmp.ini -o .
 echo "graph:file=g.txt" >index.html
 cmp_study cmp.ini p.nlt "topology = @index.html"
 same_compare "compare: a system's @FILE spec as DIR/index.html" index.html \
-  "netloom: compare: -o './index.html': the same file as cmp.ini:3: [system a] topology @FILE 'index.html', an input; expected another file" \
+  "netloom compare: -o './index.html': the same file as cmp.ini:3: [system a] topology @FILE 'index.html', an input; expected another file" \
   compare cmp.ini -o .
 # A study in another folder: its paths are read from there.
 mkdir -p st && cp orig.nlt st/report.md
 cmp_study st/cmp.ini report.md
 same_compare "compare: a trace as DIR/report.md, from another folder" st/report.md \
-  "netloom: compare: -o 'st/report.md': the same file as st/cmp.ini:5 [workload w] trace 'st/report.md', an input; expected another file" \
+  "netloom compare: -o 'st/report.md': the same file as st/cmp.ini:5 [workload w] trace 'st/report.md', an input; expected another file" \
   compare st/cmp.ini -o st/
 # A report.md the study does not read is the report's to replace.
 inputs

@@ -149,7 +149,7 @@ expect_eq "picked routing, num_vcs = 3: warned" "$out" "netloom replay: warning:
 expect_eq "picked routing, num_vcs = 3: the same prediction" "$(json "$dir/pv.json" 'd["results"]["runtime"]["predicted_s"]')" \
   "$(json "$dir/pc0.json" 'd["results"]["runtime"]["predicted_s"]')"
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 -s num_vcs=3 -s routing_function=dor 2>&1 > /dev/null)
-expect_eq "set routing, num_vcs = 3: refused, not warned" "$? $out" "2 netloom: -s: key 'routing_function': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 3"
+expect_eq "set routing, num_vcs = 3: refused, not warned" "$? $out" "2 netloom replay: -s: key 'routing_function': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 3"
 
 # 2. Determinism: identical JSON except wall_seconds.
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --json "$dir/pp2.json" > /dev/null || fail "second run"
@@ -192,11 +192,11 @@ expect_eq "deadlock json: no runtime, no finish" \
 "$netloom" replay "$dir/dl.nlt" --json "$dir/dl2.json" --svg "$dir/dl.svg" --otf2 "$dir/dl.otf2" > /dev/null 2> "$dir/dl2.err"
 expect_eq "deadlock with a timeline: exit" $? 1
 expect_eq "deadlock with a timeline: last line" "$(tail -1 "$dir/dl2.err")" \
-  "netloom: --svg $dir/dl.svg and --otf2 $dir/dl.otf2: not written: the replay deadlocked (a timeline is of a run every rank finished)"
+  "netloom replay: --svg $dir/dl.svg and --otf2 $dir/dl.otf2: not written: the replay deadlocked (a timeline is of a run every rank finished)"
 [ -e "$dir/dl2.json" ] && [ ! -e "$dir/dl.svg" ] && [ ! -e "$dir/dl.otf2" ] || fail "deadlock with a timeline: files $(ls "$dir" | grep '^dl')"
 "$netloom" replay "$dir/dl.nlt" --svg "$dir/dl.svg" > /dev/null 2> "$dir/dl3.err"
 expect_eq "deadlock with --svg: last line" "$(tail -1 "$dir/dl3.err")" \
-  "netloom: --svg $dir/dl.svg: not written: the replay deadlocked (a timeline is of a run every rank finished)"
+  "netloom replay: --svg $dir/dl.svg: not written: the replay deadlocked (a timeline is of a run every rank finished)"
 "$mk" "$dir/ok.nlt" deadlock 1024 || fail "mktrace small"
 # Both messages leave after each rank's 1 us of compute, eagerly, and cross
 # at once (link_model none: no shared channel): 1 us + 1000 ns latency +
@@ -214,7 +214,7 @@ expect_eq "eager exchange: status, runtime (ps), eager, rendezvous" \
 ring=(-s backend=flit -s topology=torus:k=8 -s num_vcs=1 -s vc_buf_size=2 -s packet_bytes=128 -s flit_bytes=16)
 "$netloom" replay "$dir/sh.nlt" "${ring[@]}" -s routing_function=dor:dateline=0 --json "$dir/sh.json" > "$dir/sh.out" 2> "$dir/sh.err"
 expect_eq "network deadlock exit" $? 1
-head -1 "$dir/sh.err" | grep -Eq "^netloom: network deadlock at cycle [0-9]+: 32 flits stuck in 16 input VCs that wait on each other: router 0 in-port 1 VC 0 waits for a VC 0 on out-port 0, .* \(global check: nothing in the network can move\)$" || fail "network deadlock line: $(head -1 "$dir/sh.err")"
+head -1 "$dir/sh.err" | grep -Eq "^netloom replay: network deadlock at cycle [0-9]+: 32 flits stuck in 16 input VCs that wait on each other: router 0 in-port 1 VC 0 waits for a VC 0 on out-port 0, .* \(global check: nothing in the network can move\)$" || fail "network deadlock line: $(head -1 "$dir/sh.err")"
 expect_eq "network deadlock json" "$(json "$dir/sh.json" 'd["results"]["status"], d["results"]["network"]["deadlock"]["input_vcs"], d["results"]["network"]["deadlock"]["check"]')" "('deadlock', 16, 'global')"
 expect_eq "network deadlock json: no runtime" "$(json "$dir/sh.json" 'd["results"]["runtime"]["predicted_s"]')" "None"
 "$netloom" replay "$dir/sh.nlt" "${ring[@]}" -s num_vcs=2 -s routing_function=dor > /dev/null || fail "shift with datelines should complete (exit $?)"
@@ -261,40 +261,40 @@ expect_eq "csv rows" "$(wc -l < "$dir/pp.csv")" 3
 # 7. Bad input: one line naming the problem, exit 2, nothing written.
 out=$("$netloom" replay "$dir/missing.nlt" --json "$dir/bad.json" 2>&1); rc=$?
 expect_eq "missing trace exit" $rc 2
-expect_eq "missing trace message" "$out" "netloom: $dir/missing.nlt: cannot open: No such file or directory"
+expect_eq "missing trace message" "$out" "netloom replay: $dir/missing.nlt: cannot open: No such file or directory"
 [ -e "$dir/bad.json" ] && fail "a failed run wrote JSON"
 out=$("$netloom" replay "$dir/pp.nlt" -s eager_treshold=5 2>&1); rc=$?
 expect_eq "bad key exit" $rc 2
-expect_eq "bad key message" "$out" "netloom: -s: unknown key 'eager_treshold' (did you mean 'eager_threshold'?)"
+expect_eq "bad key message" "$out" "netloom replay: -s: unknown key 'eager_treshold' (did you mean 'eager_threshold'?)"
 out=$("$netloom" replay "$dir/pp.nlt" -s backend=flitz 2>&1); rc=$?
 expect_eq "bad backend exit" $rc 2
-expect_eq "bad backend message" "$out" "netloom: -s: key 'backend' value 'flitz': expected one of analytic, flit"
+expect_eq "bad backend message" "$out" "netloom replay: -s: key 'backend' value 'flitz': expected one of analytic, flit"
 # Set in a file: its line (it named no place).
 printf '[replay]\nbackend = flitz\n' > "$dir/bk.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/bk.ini" 2>&1); rc=$?
-expect_eq "bad backend in a file" "$rc:$out" "2:netloom: $dir/bk.ini:2: key 'backend' value 'flitz': expected one of analytic, flit"
+expect_eq "bad backend in a file" "$rc:$out" "2:netloom replay: $dir/bk.ini:2: key 'backend' value 'flitz': expected one of analytic, flit"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
 expect_eq "bad topology exit" $rc 2
-expect_eq "bad topology message" "$out" "netloom: -s: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
+expect_eq "bad topology message" "$out" "netloom replay: -s: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
 # From a file, the message starts with its line (it named no file).
 printf '[network]\ntopology = torus:k=1\n' > "$dir/badtopo.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/badtopo.ini" 2>&1); rc=$?
 expect_eq "bad topology in a file exit" $rc 2
-expect_eq "bad topology in a file message" "$out" "netloom: $dir/badtopo.ini:2: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
+expect_eq "bad topology in a file message" "$out" "netloom replay: $dir/badtopo.ini:2: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
 # A routing_function the analytic backend only checks named no file,
 # as a topology's did before.
 printf '[network]\ntopology = torus:k=4\nrouting_function = zigzag\n' > "$dir/badrf.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/badrf.ini" 2>&1); rc=$?
 expect_eq "bad routing in a file exit" $rc 2
-expect_eq "bad routing in a file message" "${out%% (valid*}" "netloom: $dir/badrf.ini:3: key 'routing_function': unknown routing function 'zigzag'"
+expect_eq "bad routing in a file message" "${out%% (valid*}" "netloom replay: $dir/badrf.ini:3: key 'routing_function': unknown routing function 'zigzag'"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 2>&1); rc=$?
 expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
 expect_eq "topology too small exit" $rc 2
-expect_eq "topology too small message" "$out" "netloom: -s: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
+expect_eq "topology too small message" "$out" "netloom replay: -s: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
 printf 'not a trace' > "$dir/junk.nlt"
 out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
-expect_eq "junk message" "$out" "netloom: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
+expect_eq "junk message" "$out" "netloom replay: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
 out=$("$netloom" replay 2>&1); expect_eq "no args exit" $? 2
 expect_eq "no args message" "$out" "netloom replay: missing TRACE (see 'netloom replay --help')"
 
@@ -351,17 +351,17 @@ expect_eq "contiguous is linear on an empty machine" "$(json "$dir/pl_c.json" "$
 expect_eq "ranks_per_node 2 nodes" "$(json "$dir/pl_rpn.json" 'len(set(d["results"]["rank_endpoints"]))')" 3
 out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=bogus 2>&1); rc=$?
 expect_eq "placement bad exit" $rc 2
-expect_eq "placement bad message" "$out" "netloom: -s: key 'placement' value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+expect_eq "placement bad message" "$out" "netloom replay: -s: key 'placement' value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
 # Set in a file: its line (these named no place).
 printf '[replay]\nplacement = bogus\n' > "$dir/plb.ini"
 out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -c "$dir/plb.ini" 2>&1); rc=$?
-expect_eq "placement bad in a file" "$rc:$out" "2:netloom: $dir/plb.ini:2: key 'placement' value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+expect_eq "placement bad in a file" "$rc:$out" "2:netloom replay: $dir/plb.ini:2: key 'placement' value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
 out=$("$netloom" replay "$dir/st.nlt" -s placement=spread 2>&1); rc=$?
 expect_eq "placement without topology exit" $rc 2
-expect_eq "placement without topology" "$out" "netloom: -s: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
+expect_eq "placement without topology" "$out" "netloom replay: -s: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
-expect_eq "placement too small" "$out" "netloom: -s: key 'placement': value 'random-node': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
+expect_eq "placement too small" "$out" "netloom replay: -s: key 'placement': value 'random-node': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
 # 6 ranks, 2 per endpoint, on a 4-endpoint network: the policy's own
 # need (3 endpoints), not one endpoint per rank (refused before).
 for b in analytic flit; do
@@ -372,7 +372,7 @@ done
 # ranks_per_node under linear placement was ignored: refused.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=8x8 -s ranks_per_node=2 2>&1); rc=$?
 expect_eq "ranks_per_node with linear exit" $rc 2
-expect_eq "ranks_per_node with linear" "$out" "netloom: -s: key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
+expect_eq "ranks_per_node with linear" "$out" "netloom replay: -s: key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
 # A rank's message to itself crosses no network: counted in to_self and
 # under the latency table, not as a latency (the table's counts fell
 # short of the message count with no word why).
@@ -402,36 +402,36 @@ for lm in none endpoint links; do
 done
 out=$("$netloom" replay "$dir/rv.nlt" -s hop_latency_ns=50 2>&1); rc=$?
 expect_eq "hop latency without a topology exit" $rc 2
-expect_eq "hop latency without a topology" "$out" "netloom: -s: hop_latency_ns = 50 needs a topology (set 'topology', e.g. torus:k=4x4)"
+expect_eq "hop latency without a topology" "$out" "netloom replay: -s: hop_latency_ns = 50 needs a topology (set 'topology', e.g. torus:k=4x4)"
 # The ideal network reads no hop latency: refused with or without a
 # topology, the same line (it said 'needs a topology' without one and ran
 # with one).
 for topo in "" "-s topology=torus:k=4x4"; do
   out=$("$netloom" replay "$dir/rv.nlt" -s ideal=yes -s hop_latency_ns=50 $topo 2>&1 > "$dir/ih.txt"); rc=$?
   expect_eq "ideal with hop latency ($topo) exit" $rc 2
-  expect_eq "ideal with hop latency ($topo)" "$out" "netloom: -s: hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal network has no latency)"
+  expect_eq "ideal with hop latency ($topo)" "$out" "netloom replay: -s: hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal network has no latency)"
   expect_eq "ideal with hop latency ($topo): nothing on stdout" "$(cat "$dir/ih.txt")" ""
 done
 # Refusals of keys read when the network is built start with the place
 # that set the key (they named none): the first of the keys in a file.
 printf '[analytic]\nlink_model = bus\nhop_latency_ns = 50\n' > "$dir/bus.ini"
 out=$("$netloom" replay "$dir/rv.nlt" -c "$dir/bus.ini" -s topology=torus:k=4x4 2>&1); rc=$?
-expect_eq "bus with hop latency, in a file" "$rc:$out" "2:netloom: $dir/bus.ini:3: hop_latency_ns = 50: key 'link_model' is 'bus': expected none, endpoint or links (a bus has no router hops)"
+expect_eq "bus with hop latency, in a file" "$rc:$out" "2:netloom replay: $dir/bus.ini:3: hop_latency_ns = 50: key 'link_model' is 'bus': expected none, endpoint or links (a bus has no router hops)"
 printf '[analytic]\nideal = yes\nbandwidth_gbps = 5\n' > "$dir/idb.ini"
 out=$("$netloom" replay "$dir/rv.nlt" -c "$dir/idb.ini" 2>&1); rc=$?
-expect_eq "ideal with a bandwidth, in a file" "$rc:$out" "2:netloom: $dir/idb.ini:3: bandwidth_gbps = 5: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no (the ideal network has infinite bandwidth)"
+expect_eq "ideal with a bandwidth, in a file" "$rc:$out" "2:netloom replay: $dir/idb.ini:3: bandwidth_gbps = 5: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no (the ideal network has infinite bandwidth)"
 printf '[network]\ntopology = torus:k=2\n' > "$dir/small.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/small.ini" 2>&1); rc=$?
-expect_eq "topology too small, in a file" "$rc:$out" "2:netloom: $dir/small.ini:2: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
+expect_eq "topology too small, in a file" "$rc:$out" "2:netloom replay: $dir/small.ini:2: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
 # An output path that cannot be written fails before the replay: nothing
 # on stdout.
 for opt in --json --svg; do
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/nodir/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
   expect_eq "replay $opt in a missing folder exit" $rc 2
-  expect_eq "replay $opt in a missing folder" "$out" "netloom: $opt: $dir/nodir/x.out: $dir/nodir: no such directory; expected an existing folder to write to"
+  expect_eq "replay $opt in a missing folder" "$out" "netloom replay: $opt: $dir/nodir/x.out: $dir/nodir: no such directory; expected an existing folder to write to"
   expect_eq "replay $opt in a missing folder: stdout" "$(wc -c < "$dir/nodir.txt")" 0
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/st.nlt/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
-  expect_eq "replay $opt under a file" "$rc:$out" "2:netloom: $opt: $dir/st.nlt/x.out: $dir/st.nlt: not a directory; expected a folder to write to"
+  expect_eq "replay $opt under a file" "$rc:$out" "2:netloom replay: $opt: $dir/st.nlt/x.out: $dir/st.nlt: not a directory; expected a folder to write to"
 done
 # An empty name, the same: it ran the whole replay, then failed naming
 # nothing (": cannot replace file", ": cannot move the archive into place").
@@ -440,7 +440,7 @@ for opt in --json --svg --otf2; do
   [ $opt = --otf2 ] && what="directory name (expected a new directory for the OTF2 archive)"
   out=$(nl=$(realpath "$netloom") && cd "$dir" && "$nl" replay "$dir/st.nlt" "$opt" '' 2>&1 > "$dir/empty.txt"); rc=$?
   expect_eq "replay $opt '' exit" $rc 2
-  expect_eq "replay $opt ''" "$out" "netloom: $opt: empty $what"
+  expect_eq "replay $opt ''" "$out" "netloom replay: $opt: empty $what"
   expect_eq "replay $opt '': stdout" "$(wc -c < "$dir/empty.txt")" 0
   expect_eq "replay $opt '': nothing staged" "$(ls -a "$dir" | grep -c '^\.tmp')" 0
 done
@@ -448,40 +448,40 @@ done
 # refused, not ignored.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s link_model=links -s routing_function=min:foo=1 2>&1); rc=$?
 expect_eq "analytic: bad routing_function exit" $rc 2
-expect_eq "analytic: bad routing_function" "$out" "netloom: -s: key 'routing_function': routing function 'min': unknown parameter 'foo' (valid: select, classes, table)"
+expect_eq "analytic: bad routing_function" "$out" "netloom replay: -s: key 'routing_function': routing function 'min': unknown parameter 'foo' (valid: select, classes, table)"
 out=$("$netloom" replay "$dir/st.nlt" -s routing_function=zigzag 2>&1); rc=$?
 expect_eq "analytic without topology: bad routing_function exit" $rc 2
-expect_eq "analytic without topology: bad routing_function" "${out:0:79}" "netloom: -s: key 'routing_function': unknown routing function 'zigzag' (valid: "
+expect_eq "analytic without topology: bad routing_function" "${out:0:86}" "netloom replay: -s: key 'routing_function': unknown routing function 'zigzag' (valid: "
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map 2>&1); rc=$?
 expect_eq "placement map without a file exit" $rc 2
-expect_eq "placement map without a file" "$out" "netloom: -s: key 'placement_map': missing; expected a map file for placement = map"
+expect_eq "placement map without a file" "$out" "netloom replay: -s: key 'placement_map': missing; expected a map file for placement = map"
 # From a file, at placement's line, as a workload's [job] names its line.
 printf '[network]\ntopology = torus:k=4x4\n[replay]\nplacement = map\n' > "$dir/nomap.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/nomap.ini" 2>&1); rc=$?
-expect_eq "placement map without a file, from a file" "$rc:$out" "2:netloom: $dir/nomap.ini:4: key 'placement_map': missing; expected a map file for placement = map"
+expect_eq "placement map without a file, from a file" "$rc:$out" "2:netloom replay: $dir/nomap.ini:4: key 'placement_map': missing; expected a map file for placement = map"
 # A placement that fails is named once, by the key at fault: the line
 # said "key 'placement': placement: job 0 needs ..." (the library's
 # prefix and a job index a replay does not have), and a map file's
 # problem was the key 'placement''s.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=contiguous 2>&1); rc=$?
-expect_eq "contiguous too small" "$rc:$out" "2:netloom: -s: key 'placement': value 'contiguous': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
+expect_eq "contiguous too small" "$rc:$out" "2:netloom replay: -s: key 'placement': value 'contiguous': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
 printf '0 1\n' > "$dir/short.map"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map -s placement_map="$dir/short.map" 2>&1); rc=$?
-expect_eq "placement map short" "$rc:$out" "2:netloom: -s: key 'placement_map': $dir/short.map: rank 1: not mapped (the file maps 1 of 6 ranks)"
+expect_eq "placement map short" "$rc:$out" "2:netloom replay: -s: key 'placement_map': $dir/short.map: rank 1: not mapped (the file maps 1 of 6 ranks)"
 
 # A map under another placement was never read (exit 0, placed linear or
 # by that policy): refused, naming the key, its value and the placement,
 # at its -c file's line when a file set it.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement_map=any.map 2>&1); rc=$?
-expect_eq "placement_map without placement" "$rc:$out" "2:netloom: -s: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is linear (unset); expected placement = map with it, or placement_map unset"
+expect_eq "placement_map without placement" "$rc:$out" "2:netloom replay: -s: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is linear (unset); expected placement = map with it, or placement_map unset"
 printf 'topology = torus:k=4x4\nplacement = spread\nplacement_map = any.map\n' > "$dir/pm.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/pm.ini" 2>&1); rc=$?
-expect_eq "placement_map beside spread" "$rc:$out" "2:netloom: $dir/pm.ini:3: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
+expect_eq "placement_map beside spread" "$rc:$out" "2:netloom replay: $dir/pm.ini:3: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
 
 # A backend name longer than the old 256-byte field (overflowed it before).
 out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
 expect_eq "long backend exit" $rc 2
-expect_eq "long backend message" "${out:0:44}" "netloom: -s: key 'backend' value 'xxxxxxxxxx"
+expect_eq "long backend message" "${out:0:51}" "netloom replay: -s: key 'backend' value 'xxxxxxxxxx"
 
 # A channel idle for more than 2^31 cycles (2.5 s at 1 GHz) is free, not
 # busy for 2^32 cycles: 32-bit stamps once put this message at 4.295 s.
@@ -507,7 +507,7 @@ done
 for f in 10 18.5; do
   out=$("$netloom" replay "$dir/cf.nlt" -s cpu_factor=$f 2>&1); rc=$?
   expect_eq "cpu_factor $f past the limit exit" $rc 2
-  expect_eq "cpu_factor $f past the limit" "$out" "netloom: trace rank 0 op 1 (compute): compute of 1000000000000000000 ps times cpu_factor $f = $(python3 -c "print(int(1e18 * $f))") ps at 0 ps: $lim"
+  expect_eq "cpu_factor $f past the limit" "$out" "netloom replay: trace rank 0 op 1 (compute): compute of 1000000000000000000 ps times cpu_factor $f = $(python3 -c "print(int(1e18 * $f))") ps at 0 ps: $lim"
 done
 for d in 4611686018427387904 4611686018427387905; do
   printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=%s\nfinalize t=0 dur=0\n' $d > "$dir/cl.txt"
@@ -520,7 +520,7 @@ for d in 4611686018427387904 4611686018427387905; do
     expect_eq "compute of 2^62 ps: predicted" "$(json "$dir/cl.json" 'round(d["results"]["runtime"]["predicted_s"] * 1e12) == 2**62')" True
   else
     expect_eq "compute of 2^62 + 1 ps exit" $rc 2
-    expect_eq "compute of 2^62 + 1 ps" "$out" "netloom: trace rank 0 op 1 (compute): compute of $d ps at 0 ps: $lim"
+    expect_eq "compute of 2^62 + 1 ps" "$out" "netloom replay: trace rank 0 op 1 (compute): compute of $d ps at 0 ps: $lim"
   fi
 done
 printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=3000000000000000000\ncompute t=3000000000000000000 dur=3000000000000000000\nfinalize t=0 dur=0\n' > "$dir/cw.txt"
@@ -530,7 +530,7 @@ for b in analytic flit; do
   links=(); [ $b = analytic ] && links=(-s link_model=links)
   out=$("$netloom" replay "$dir/cw.nlt" -s backend=$b -s topology=torus:k=2x2 "${links[@]}" 2>&1); rc=$?
   expect_eq "two computes past the limit ($b) exit" $rc 2
-  expect_eq "two computes past the limit ($b)" "$out" "netloom: trace rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
+  expect_eq "two computes past the limit ($b)" "$out" "netloom replay: trace rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
 done
 
 # Replay numbers at most 65535 communicators, world and self among them;
@@ -543,14 +543,14 @@ lim_comms="communicators (world, self and every one the program created, freed o
 "$mk" "$dir/mc.nlt" comms 65534 || fail "mktrace 65536 communicators"
 out=$("$netloom" replay "$dir/mc.nlt" 2>&1); rc=$?
 expect_eq "65536 communicators exit" $rc 2
-expect_eq "65536 communicators" "$out" "netloom: trace manifest: 65536 $lim_comms"
+expect_eq "65536 communicators" "$out" "netloom replay: trace manifest: 65536 $lim_comms"
 out=$("$netloom" trace verify "$dir/mc.nlt" 2>&1); rc=$?
 expect_eq "verify 65536 communicators exit" $rc 1
-expect_eq "verify 65536 communicators" "$out" "netloom: verify FAILED: $dir/mc.nlt: trace manifest: 65536 $lim_comms"
+expect_eq "verify 65536 communicators" "$out" "netloom trace verify: FAILED: $dir/mc.nlt: trace manifest: 65536 $lim_comms"
 "$netloom" trace dump "$dir/mc.nlt" > "$dir/mc.txt" || fail "dump 65536 communicators"
 out=$("$netloom" trace encode "$dir/mc.txt" "$dir/mc2.nlt" 2>&1); rc=$?
 expect_eq "encode 65536 communicators exit" $rc 2
-expect_eq "encode 65536 communicators" "$out" "netloom: $dir/mc.txt: trace manifest: 65536 $lim_comms"
+expect_eq "encode 65536 communicators" "$out" "netloom trace encode: $dir/mc.txt: trace manifest: 65536 $lim_comms"
 expect_eq "encode 65536 communicators: nothing written" "$(ls "$dir/mc2.nlt" 2>&1 > /dev/null | wc -l)" 1
 "$mk" "$dir/mc.nlt" comms 65533 || fail "mktrace 65535 communicators"
 out=$("$netloom" trace verify "$dir/mc.nlt" 2>&1); rc=$?

@@ -107,7 +107,7 @@ grep -q "(auto: the trace has no CPU time; ranks shared cores when recorded, so 
   "$netloom" replay "$dir/nocpu.nlt" -s ideal=yes) || fail "auto without CPU time: reason"
 "$netloom" replay "$dir/nocpu.nlt" -s compute_time=cpu > "$dir/x.txt" 2> "$dir/x.err"
 expect_eq "cpu without CPU time: exit" "$?" 2
-expect_eq "cpu without CPU time: message" "$(cat "$dir/x.err")" "netloom: -s: key 'compute_time': value 'cpu': the trace has no CPU time (format 2, recorder ''); expected wall or auto"
+expect_eq "cpu without CPU time: message" "$(cat "$dir/x.err")" "netloom replay: -s: key 'compute_time': value 'cpu': the trace has no CPU time (format 2, recorder ''); expected wall or auto"
 [ -s "$dir/x.txt" ] && fail "cpu without CPU time: wrote a report"
 
 # 3. A version-1 archive (lammps-lj-2 as recorded before format 2).
@@ -163,8 +163,8 @@ PY
 # refused only after the networks before it had replayed, and the first
 # network's --otf2 archive was left behind by a command that failed.
 lj8="$root/traces/samples/lammps-lj-8.nlt"
-for bad in "-s routing_function=dor -t torus:k=4x4 -t fattree:k=4,n=2|netloom: -s: routing function 'dor' does not run on topology 'fattree' (it supports: torus, mesh, cmesh); set routing_function to one that does: min, nca, anca, lbr, updown, updown_adaptive" \
-           "-t torus:k=4x4 -t torus:k=2|netloom: --topology: 'torus:k=2' has 2 endpoints, the trace needs 8 (one per rank); expected a topology of 8 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 4 (docs/placement.md)"; do
+for bad in "-s routing_function=dor -t torus:k=4x4 -t fattree:k=4,n=2|netloom replay: -s: routing function 'dor' does not run on topology 'fattree' (it supports: torus, mesh, cmesh); set routing_function to one that does: min, nca, anca, lbr, updown, updown_adaptive" \
+           "-t torus:k=4x4 -t torus:k=2|netloom replay: --topology: 'torus:k=2' has 2 endpoints, the trace needs 8 (one per rank); expected a topology of 8 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 4 (docs/placement.md)"; do
   rm -rf "$dir/late.otf2" "$dir/late.json"
   # shellcheck disable=SC2086 # the options are words
   "$netloom" replay "$lj8" -s backend=flit ${bad%%|*} --otf2 "$dir/late.otf2" --json "$dir/late.json" 2> "$dir/late.err"

@@ -62,12 +62,13 @@ for r in 0 1; do
   [ ! -e "$dir/single$r.nlt" ] || fail "actions$r.txt: output written"
 done
 expect_eq "actions0.txt refusal" "$(cat "$dir/single0.err")" \
-  "netloom: $data/simgrid/replay/actions0.txt:2: partner '1': expected a rank 0 .. 0 $hint"
+  "netloom trace convert: $data/simgrid/replay/actions0.txt:2: partner '1': expected a rank 0 .. 0 $hint"
 expect_eq "actions1.txt refusal" "$(cat "$dir/single1.err")" \
-  "netloom: $data/simgrid/replay/actions1.txt: rank 0 has no actions, though rank 1 has: expected actions for every rank 0 .. 1 $hint"
+  "netloom trace convert: $data/simgrid/replay/actions1.txt: rank 0 has no actions, though rank 1 has: expected actions for every rank 0 .. 1 $hint"
 "$netloom" replay "$data/simgrid/replay/actions1.txt" > /dev/null 2> "$dir/single1r.err"
 expect_eq "replay actions1.txt exit" $? 2
-expect_eq "replay actions1.txt refusal" "$(cat "$dir/single1r.err")" "$(cat "$dir/single1.err")"
+expect_eq "replay actions1.txt refusal" "$(cat "$dir/single1r.err")" \
+  "$(sed 's/^netloom trace convert: /netloom replay: /' "$dir/single1.err")"
 convert "$data/simgrid/replay/split_traces" "$dir/split.nlt"
 "$netloom" replay "$dir/split.nlt" -s ideal=yes --json "$dir/split.json" > /dev/null 2> "$dir/split.err" || fail "replay split_traces: $(head -1 "$dir/split.err")"
 expect_eq "split_traces status" "$(json "$dir/split.json" 'd["results"]["status"]')" ok

@@ -120,45 +120,45 @@ refused_as() { # FILE MSG LABEL CMD...
 	for cmd in "$@"; do
 		read -r -a args <<<"$cmd"
 		expect 2 "trace ${args[0]} of $label: exit 2" "$NL" trace "${args[0]}" "$file" "${args[@]:1}"
-		same "$msg" "$T/err" "trace ${args[0]} of $label: named"
+		same "netloom trace ${args[0]}: $msg" "$T/err" "trace ${args[0]} of $label: named"
 	done
 	expect 2 "replay of $label: exit 2" "$NL" replay "$file"
-	same "$msg" "$T/err" "replay of $label: named"
+	same "netloom replay: $msg" "$T/err" "replay of $label: named"
 }
 for f in bgp.txt hand.txt; do
-	refused_as "$T/$f" "netloom: $T/$f: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first (netloom trace encode $T/$f OUT.nlt)" \
+	refused_as "$T/$f" "$T/$f: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first (netloom trace encode $T/$f OUT.nlt)" \
 		"a text ($f)" info verify dump "export --otf2 $T/tx" "convert $T/tx.nlt" "import -o $T/tx.nlt"
 done
 [ ! -e "$T/tx" ] && [ ! -e "$T/tx.nlt" ] && ok "nothing written from a text" || fail "output written from a text"
 # The other way round: an archive given to encode as its TEXT (it said
 # 'bgp.nlt:1: expected 'netloom-trace 2' as the first line').
 expect 2 "encode of an archive: exit 2" "$NL" trace encode "$T/bgp.nlt" "$T/tx.nlt"
-same "netloom: $T/bgp.nlt: a netloom trace archive, not its text form: expected the text 'netloom trace dump' writes (netloom trace dump $T/bgp.nlt > TEXT)" "$T/err" "encode of an archive: named"
+same "netloom trace encode: $T/bgp.nlt: a netloom trace archive, not its text form: expected the text 'netloom trace dump' writes (netloom trace dump $T/bgp.nlt > TEXT)" "$T/err" "encode of an archive: named"
 [ ! -e "$T/tx.nlt" ] && ok "encode of an archive writes nothing" || fail "encode of an archive wrote $T/tx.nlt"
 # The trace commands that read an archive, given a trace replay converts
 # by itself: the format named with the way to an archive, status 2 (was
 # "bad magic", and for verify "verify FAILED", status 1).
 for c in info dump verify; do
 	expect 2 "$c of a DUMPI .meta" "$NL" trace $c "$DATA/dumpi/testbgp.meta"
-	same "netloom: $DATA/dumpi/testbgp.meta: a DUMPI trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/dumpi/testbgp.meta OUT.nlt)" "$T/err" \
+	same "netloom trace $c: $DATA/dumpi/testbgp.meta: a DUMPI trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/dumpi/testbgp.meta OUT.nlt)" "$T/err" \
 		"$c of a DUMPI .meta says what it is and how to convert it"
 done
 # An OTF2 archive's directory too (was "is a directory, not a trace file").
 expect 2 "info of an OTF2 archive's directory" "$NL" trace info "$DATA/otf2/ember"
-same "netloom: $DATA/otf2/ember: an OTF2 trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/otf2/ember OUT.nlt)" "$T/err" \
+same "netloom trace info: $DATA/otf2/ember: an OTF2 trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/otf2/ember OUT.nlt)" "$T/err" \
 	"info of an OTF2 directory says what it is and how to convert it"
 expect 0 "dump --rank 3" "$NL" trace dump "$T/bgp.nlt" --rank 3
 if grep -q '^rank 3$' "$T/out" && ! grep -q '^rank 0$' "$T/out"; then ok "dump --rank prints only that rank"; else fail "dump --rank"; fi
 cp "$T/out" "$T/r3.txt"
 expect 2 "encode of a one-rank dump is refused" "$NL" trace encode "$T/r3.txt" "$T/x.nlt"
-same "netloom: $T/r3.txt:15: 'rank 3': expected 'rank 0' (every rank below 7, in order; a dump made with --rank cannot be encoded)" \
+same "netloom trace encode: $T/r3.txt:15: 'rank 3': expected 'rank 0' (every rank below 7, in order; a dump made with --rank cannot be encoded)" \
 	"$T/err" "encode names why"
 expect 2 "dump --rank past the ranks: exit 2" "$NL" trace dump "$T/bgp.nlt" --rank 7
-same "netloom: $T/bgp.nlt: --rank 7: expected 0 .. 6, the archive's ranks" "$T/err" "dump --rank past the ranks names the archive"
+same "netloom trace dump: $T/bgp.nlt: --rank 7: expected 0 .. 6, the archive's ranks" "$T/err" "dump --rank past the ranks names the archive"
 sed 's/^alltoall \(.*\)$/alltoall \1 frob=1/' "$T/bgp.txt" >"$T/bad.txt"
 expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x.nlt"
 line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
-same "netloom: $T/bad.txt:$line: unknown op field 'frob': expected one of t, dur, flags, comm, peer, tag, bytes, flops, recv_peer, recv_tag, recv_bytes, n_counts, send_counts, recv_counts, req, reqs, n_done, new_comm, color, key, cpu" "$T/err" "encode error names file and line"
+same "netloom trace encode: $T/bad.txt:$line: unknown op field 'frob': expected one of t, dur, flags, comm, peer, tag, bytes, flops, recv_peer, recv_tag, recv_bytes, n_counts, send_counts, recv_counts, req, reqs, n_done, new_comm, color, key, cpu" "$T/err" "encode error names file and line"
 if [ ! -e "$T/x.nlt" ]; then ok "nothing half-written after a failed encode"; else fail "x.nlt left behind"; fi
 # A dump edited by hand: an op line without dur= (it was read as 0 and
 # encoded) and a flag bit no netloom defines (written, then dumped back
@@ -166,11 +166,11 @@ if [ ! -e "$T/x.nlt" ]; then ok "nothing half-written after a failed encode"; el
 line=$(grep -n '^alltoall ' "$T/bgp.txt" | head -1 | cut -d: -f1)
 sed "${line}s/ dur=[0-9]*//" "$T/bgp.txt" >"$T/nodur.txt"
 expect 2 "encode refuses an op line without dur=" "$NL" trace encode "$T/nodur.txt" "$T/x.nlt"
-same "netloom: $T/nodur.txt:$line: alltoall op without dur=: expected t=PS dur=PS after the kind (start and duration in picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)" \
+same "netloom trace encode: $T/nodur.txt:$line: alltoall op without dur=: expected t=PS dur=PS after the kind (start and duration in picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)" \
 	"$T/err" "encode names the line and the missing dur="
 sed "${line}s/\$/ flags=in_place|0x8/" "$T/bgp.txt" >"$T/flag8.txt"
 expect 2 "encode refuses an unknown flag bit" "$NL" trace encode "$T/flag8.txt" "$T/x.nlt"
-same "netloom: $T/flag8.txt:$line: flags 'in_place|0x8': unknown bits 0x8; expected nonblocking (0x1), in_place (0x2), no_outcome (0x4) or their sum, joined by '|'" \
+same "netloom trace encode: $T/flag8.txt:$line: flags 'in_place|0x8': unknown bits 0x8; expected nonblocking (0x1), in_place (0x2), no_outcome (0x4) or their sum, joined by '|'" \
 	"$T/err" "encode names the unknown flag bits and the known ones"
 [ ! -e "$T/x.nlt" ] && ok "nothing written for a line without dur= or with an unknown flag" || fail "x.nlt left behind"
 # A dump cut at a line boundary (its last 3 ops gone): refused by the
@@ -179,7 +179,7 @@ same "netloom: $T/flag8.txt:$line: flags 'in_place|0x8': unknown bits 0x8; expec
 head -n -3 "$T/bgp.txt" >"$T/cut.txt"
 expect 2 "encode refuses a cut dump" "$NL" trace encode "$T/cut.txt" "$T/cut.nlt"
 n6=$(sed -n 's/^# rank 6: \([0-9]*\) ops.*/\1/p' "$T/bgp.txt")
-same "netloom: $T/cut.txt: rank 6 has $((n6 - 3)) ops, its line '# rank 6: $n6 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
+same "netloom trace encode: $T/cut.txt: rank 6 has $((n6 - 3)) ops, its line '# rank 6: $n6 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
 	"$T/err" "cut dump: rank and counts named"
 [ ! -e "$T/cut.nlt" ] && ok "cut dump: nothing written" || fail "cut dump: cut.nlt written"
 # One op gone from rank 0, not the last rank: rank 1's comment came
@@ -187,27 +187,27 @@ same "netloom: $T/cut.txt: rank 6 has $((n6 - 3)) ops, its line '# rank 6: $n6 o
 awk '/^rank 0$/ { print; getline; getline } { print }' "$T/bgp.txt" >"$T/cut0.txt"
 n0=$(sed -n 's/^# rank 0: \([0-9]*\) ops.*/\1/p' "$T/bgp.txt")
 expect 2 "encode refuses a dump with an op gone from rank 0" "$NL" trace encode "$T/cut0.txt" "$T/cut0.nlt"
-same "netloom: $T/cut0.txt: rank 0 has $((n0 - 1)) ops, its line '# rank 0: $n0 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
+same "netloom trace encode: $T/cut0.txt: rank 0 has $((n0 - 1)) ops, its line '# rank 0: $n0 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
 	"$T/err" "op gone from rank 0: rank 0 and its counts named"
 [ ! -e "$T/cut0.nlt" ] && ok "op gone from rank 0: nothing written" || fail "op gone from rank 0: cut0.nlt written"
 grep -v '^# rank ' "$T/cut.txt" >"$T/edited.txt"
 expect 0 "an edited dump without its count lines encodes" "$NL" trace encode "$T/edited.txt" "$T/edited.nlt"
 # An output that cannot be written is named, not an input line.
 expect 2 "encode to a missing directory" "$NL" trace encode "$T/bgp.txt" "$T/no/such/x.nlt"
-same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory; expected an existing folder to write to" "$T/err" "encode: the output named"
+same "netloom trace encode: $T/no/such/x.nlt: $T/no/such: no such directory; expected an existing folder to write to" "$T/err" "encode: the output named"
 expect 2 "import to a missing directory" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/no/such/x.nlt"
-same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory; expected an existing folder to write to" "$T/err" "import: the output named"
+same "netloom trace import: $T/no/such/x.nlt: $T/no/such: no such directory; expected an existing folder to write to" "$T/err" "import: the output named"
 # A folder that exists but takes no new file (/proc): it was called
 # missing ("/proc: no such directory", mkstemp's ENOENT).
 if [ -d /proc/self ]; then
 	expect 2 "encode into /proc" "$NL" trace encode "$T/bgp.txt" /proc/x.nlt
-	same "netloom: /proc/x.nlt: /proc: a folder no file can be created in; expected a folder to write to" "$T/err" \
+	same "netloom trace encode: /proc/x.nlt: /proc: a folder no file can be created in; expected a folder to write to" "$T/err" \
 		"encode into /proc: the folder named as there"
 fi
 # A folder of the output that is a file: that file named, not strerror's
 # bare "Not a directory".
 expect 2 "encode under a file" "$NL" trace encode "$T/bgp.txt" "$T/bgp.txt/deeper/x.nlt"
-same "netloom: $T/bgp.txt/deeper/x.nlt: $T/bgp.txt: not a directory; expected a folder to write to" "$T/err" "encode: the file in the way named"
+same "netloom trace encode: $T/bgp.txt/deeper/x.nlt: $T/bgp.txt: not a directory; expected a folder to write to" "$T/err" "encode: the file in the way named"
 
 # Recorded samples (traces/samples/, written by the recorder): every one
 # verifies and re-encodes from its dump to the same bytes.
@@ -243,7 +243,7 @@ open(sys.argv[2], 'wb').write(d)
 PY
 expect 1 "verify finds a flipped byte" "$NL" trace verify "$T/bad.nlt"
 size=$(stat -c %s "$T/bgp.nlt")
-if grep -q "^netloom: verify FAILED: $T/bad.nlt: rank 6, offset $((size - 25)): hash mismatch" "$T/err"; then
+if grep -q "^netloom trace verify: FAILED: $T/bad.nlt: rank 6, offset $((size - 25)): hash mismatch" "$T/err"; then
 	ok "verify names rank and offset"
 else
 	fail "verify message: $(cat "$T/err")"
@@ -253,7 +253,7 @@ expect 2 "verify of a missing file is bad input" "$NL" trace verify "$T/none.nlt
 # every other error: nl_err_one_line).
 cp "$T/bad.nlt" "$T/b$(printf '\033[2J\377')d.nlt"
 expect 1 "verify of a bad archive named with control and non-UTF-8 bytes" "$NL" trace verify "$T/b$(printf '\033[2J\377')d.nlt"
-if grep -qF "netloom: verify FAILED: $T/b\\x1b[2J\\xffd.nlt: rank 6, offset $((size - 25)): hash mismatch" "$T/err" &&
+if grep -qF "netloom trace verify: FAILED: $T/b\\x1b[2J\\xffd.nlt: rank 6, offset $((size - 25)): hash mismatch" "$T/err" &&
 	[ "$(wc -l <"$T/err")" = 1 ]; then
 	ok "verify FAILED escapes the path's bytes"
 else
@@ -269,13 +269,13 @@ d = bytearray(open(sys.argv[1], 'rb').read())
 d[8:12] = struct.pack('<I', 3)
 open(sys.argv[2], 'wb').write(d)
 PY
-newer="netloom: $T/v3.nlt: offset 8: format version 3 is newer than this netloom reads (up to 2), or the header is damaged (the version comes before the header hash, so the two cannot be told apart); expected version <= 2"
+newer="$T/v3.nlt: offset 8: format version 3 is newer than this netloom reads (up to 2), or the header is damaged (the version comes before the header hash, so the two cannot be told apart); expected version <= 2"
 for c in verify info; do
 	expect 2 "$c of a newer format version: exit 2" "$NL" trace $c "$T/v3.nlt"
-	same "$newer" "$T/err" "$c of a newer format version says newer or damaged"
+	same "netloom trace $c: $newer" "$T/err" "$c of a newer format version says newer or damaged"
 done
 expect 2 "replay of a newer format version: exit 2" "$NL" replay "$T/v3.nlt"
-same "$newer" "$T/err" "replay of a newer format version says newer or damaged"
+same "netloom replay: $newer" "$T/err" "replay of a newer format version says newer or damaged"
 
 # --- pack / unpack ----------------------------------------------------------------------
 printf '[network]\ntopology = torus:k=4x4\n' >"$T/system.ini"
@@ -292,7 +292,7 @@ fi
 nl_abs=$(cd "$(dirname "$NL")" && pwd)/$(basename "$NL")
 (cd "$T" && "$nl_abs" trace unpack study.nlb - >out 2>err; echo $? >rc)
 same 2 "$T/rc" "unpack into '-': exit 2"
-same "netloom: DIR '-': not a directory name (files cannot unpack to standard output); expected a directory to unpack the bundle into (made if missing)" \
+same "netloom trace unpack: DIR '-': not a directory name (files cannot unpack to standard output); expected a directory to unpack the bundle into (made if missing)" \
 	"$T/err" "unpack into '-': refused in one line"
 [ ! -e "$T/-" ] && ok "unpack into '-': no directory '-'" || fail "unpack into '-' made $T/-"
 expect 0 "unpack into DIR/" "$NL" trace unpack "$T/study.nlb" "$T/restored_s/"
@@ -307,18 +307,18 @@ if cmp -s "$T/study.nlb" "$T/study2.nlb"; then ok "pack is deterministic"; else 
 # was expected (it said "two files named 'bgp.nlt' (bundle entries are flat)").
 mkdir -p "$T/other" && cp "$T/bgp.nlt" "$T/other/bgp.nlt"
 expect 2 "pack of two files of one name: exit 2" "$NL" trace pack "$T/dup.nlb" "$T/bgp.nlt" "$T/other/bgp.nlt"
-same "netloom: $T/other/bgp.nlt: a second file named 'bgp.nlt' (the first: $T/bgp.nlt; a bundle keeps names, not folders); expected files of distinct names" \
+same "netloom trace pack: $T/other/bgp.nlt: a second file named 'bgp.nlt' (the first: $T/bgp.nlt; a bundle keeps names, not folders); expected files of distinct names" \
 	"$T/err" "pack of two files of one name: both named"
 [ ! -e "$T/dup.nlb" ] && ok "pack of two files of one name writes nothing" || fail "pack wrote $T/dup.nlb"
 # An archive given to unpack: named as one (it was "offset 0: not a
 # netloom bundle (bad magic or too short)"), no DIR made.
 expect 2 "unpack of an archive: exit 2" "$NL" trace unpack "$T/bgp.nlt" "$T/from-nlt"
-same "netloom: $T/bgp.nlt: a netloom trace archive, not a bundle: expected a bundle that 'netloom trace pack' wrote; an archive is read as it is, with nothing to unpack" \
+same "netloom trace unpack: $T/bgp.nlt: a netloom trace archive, not a bundle: expected a bundle that 'netloom trace pack' wrote; an archive is read as it is, with nothing to unpack" \
 	"$T/err" "unpack of an archive: named"
 [ ! -e "$T/from-nlt" ] && ok "unpack of an archive makes no DIR" || fail "unpack of an archive made $T/from-nlt"
 # A bundle where a trace is read: named, with the way to its traces (it
 # was "bad magic" or "unknown trace format"), status 2, nothing written.
-refused_as "$T/study.nlb" "netloom: $T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
+refused_as "$T/study.nlb" "$T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
 	"a bundle" info verify dump "export --otf2 $T/bx" "convert $T/bx.nlt"
 [ ! -e "$T/bx" ] && [ ! -e "$T/bx.nlt" ] && ok "nothing written from a bundle" || fail "output written from a bundle"
 python3 - "$T/study.nlb" "$T/badb.nlb" <<'PY'
@@ -401,7 +401,7 @@ mkdir "$T/dd"
 cp "$DATA"/dumpi/testtrace* "$T/dd/"
 rm "$T/dd/testtrace-0002.bin"
 expect 2 "convert with a rank file missing" "$NL" trace convert "$T/dd/testtrace.meta" "$T/dd.nlt"
-same "netloom: $T/dd/testtrace.meta: rank 2's file '$T/dd/testtrace-0002.bin' was not found (the other 3 of the 4 rank files are there)" \
+same "netloom trace convert: $T/dd/testtrace.meta: rank 2's file '$T/dd/testtrace-0002.bin' was not found (the other 3 of the 4 rank files are there)" \
 	"$T/err" "the missing rank file is named"
 [ ! -e "$T/dd.nlt" ] && ok "nothing written for a missing rank file" || fail "dd.nlt written"
 # A DUMPI index whose datatype size table offset is 2^64 - 1 (a fuzzer's
@@ -410,36 +410,36 @@ mkdir "$T/fz"
 printf 'numprocs=1\nfileprefix=t\nversion=1\nsubversion=1\nsubsubversion=0\n' >"$T/fz/t.meta"
 cp "$2/tests/fuzz/corpus/import_dumpi/crash-size-table-offset-wraps.bin" "$T/fz/t-0000.bin"
 expect 2 "convert of a DUMPI file with a wild size-table offset" "$NL" trace convert "$T/fz/t.meta" "$T/fz.nlt"
-same "netloom: $T/fz/t-0000.bin: rank 0, offset 2854: index record: datatype size table offset 18446744073709551615 is past the end of the file (2910 bytes)" \
+same "netloom trace convert: $T/fz/t-0000.bin: rank 0, offset 2854: index record: datatype size table offset 18446744073709551615 is past the end of the file (2910 bytes)" \
 	"$T/err" "the size-table error names the index field's offset"
 # An archive cut inside its magic or header is a truncated netloom archive
 # for every command (it was read as a SimGrid index, its bytes printed raw).
 for c in 1 2 3 4 7 40; do
 	head -c $c "$T/bgp.nlt" >"$T/cut$c.nlt"
-	want="netloom: $T/cut$c.nlt: offset $c: truncated netloom trace archive: the 64-byte header is incomplete"
+	want="$T/cut$c.nlt: offset $c: truncated netloom trace archive: the 64-byte header is incomplete"
 	expect 2 "replay of an archive cut to $c bytes" "$NL" replay "$T/cut$c.nlt"
-	same "$want" "$T/err" "replay: cut to $c bytes is a truncated archive"
+	same "netloom replay: $want" "$T/err" "replay: cut to $c bytes is a truncated archive"
 	expect 2 "convert of an archive cut to $c bytes" "$NL" trace convert "$T/cut$c.nlt" "$T/x.nlt"
-	same "$want" "$T/err" "convert: cut to $c bytes is a truncated archive"
+	same "netloom trace convert: $want" "$T/err" "convert: cut to $c bytes is a truncated archive"
 	expect 2 "info of an archive cut to $c bytes" "$NL" trace info "$T/cut$c.nlt"
-	same "$want" "$T/err" "info: cut to $c bytes is a truncated archive"
+	same "netloom trace info: $want" "$T/err" "info: cut to $c bytes is a truncated archive"
 done
 expect 2 "convert of an intact archive" "$NL" trace convert "$T/bgp.nlt" "$T/x.nlt"
-same "netloom: $T/bgp.nlt: already a netloom trace archive: nothing to convert" "$T/err" "convert of an archive says so"
+same "netloom trace convert: $T/bgp.nlt: already a netloom trace archive: nothing to convert" "$T/err" "convert of an archive says so"
 # Binary input is no SimGrid trace; quoted input bytes are escaped.
 printf '\001\002\377\n' >"$T/bin"
 expect 2 "convert of binary input" "$NL" trace convert "$T/bin" "$T/x.nlt"
-same "netloom: $T/bin: unknown trace format: expected a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
+same "netloom trace convert: $T/bin: unknown trace format: expected a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
 	"$T/err" "binary input is an unknown format"
 printf '0 init\n0 fr\033[2Job\377\n' >"$T/ctl.txt"
 expect 2 "convert of an action with control bytes" "$NL" trace convert "$T/ctl.txt" "$T/x.nlt"
-same "netloom: $T/ctl.txt:2: unknown action 'fr\\x1b[2job\\xff' (SimGrid's replay would stop here too)" \
+same "netloom trace convert: $T/ctl.txt:2: unknown action 'fr\\x1b[2job\\xff' (SimGrid's replay would stop here too)" \
 	"$T/err" "control and non-UTF-8 bytes escaped in the error"
 # replay reads every format: text of none of them gets convert's message,
 # the netloom archive listed too (was "not a netloom trace archive").
 printf 'hello world\n' >"$T/words.txt"
 expect 2 "replay of a text file of no known format" "$NL" replay "$T/words.txt"
-same "netloom: $T/words.txt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
+same "netloom replay: $T/words.txt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
 	"$T/err" "replay names the formats it reads"
 
 # --- strings that are not UTF-8 or hold control bytes ------------------------------------
@@ -483,8 +483,8 @@ for c in "encode $T/esc.txt @|OUT.nlt" "convert $DATA/dumpi/testbgp.meta @|OUT.n
 		for i in "${!words[@]}"; do [ "${words[$i]}" = @ ] && words[$i]=$o; done
 		(cd "$T/wd" && exec "$nl_wd" trace "${words[@]}") >"$T/out" 2>"$T/err"
 		st=$?
-		if [ "$o" = - ]; then want="netloom: $what '-': not a file name (an archive cannot go to standard output); expected a file to write"
-		else want="netloom: $what '': empty file name; expected a file to write"; fi
+		if [ "$o" = - ]; then want="netloom trace ${words[0]}: $what '-': not a file name (an archive cannot go to standard output); expected a file to write"
+		else want="netloom trace ${words[0]}: $what '': empty file name; expected a file to write"; fi
 		if [ "$st" = 2 ] && [ "$(cat "$T/err")" = "$want" ]; then ok "trace ${args%% *} OUT '$o' refused in one line"
 		else fail "trace ${args%% *} OUT '$o': exit $st, $(cat "$T/err")"; fi
 	done
@@ -496,10 +496,10 @@ for c in "info|trace file" "dump|trace file" "verify|trace file" "encode|text tr
 	"convert|trace file|$T/e.nlt" "unpack|netloom bundle|$T/e.d" "export|trace file|--otf2 $T/e.otf2"; do
 	IFS='|' read -r sub what rest <<<"$c"
 	expect 2 "trace $sub ''" "$NL" trace "$sub" '' $rest
-	same "netloom: '': empty file name; expected a $what to read" "$T/err" "trace $sub '': named"
+	same "netloom trace $sub: '': empty file name; expected a $what to read" "$T/err" "trace $sub '': named"
 done
 expect 2 "replay ''" "$NL" replay ''
-same "netloom: '': empty file name; expected a trace file to read" "$T/err" "replay '': named"
+same "netloom replay: '': empty file name; expected a trace file to read" "$T/err" "replay '': named"
 # An input named '-' is said to be standard input, which these do not
 # read (it read "netloom: -: cannot open: No such file or directory", as
 # if a file were missing); a file named '-' is still read.
@@ -511,7 +511,7 @@ for c in "trace info|trace file" "trace verify|trace file" "trace encode|text tr
 	(cd "$T/wd" && exec "$nl_wd" "${words[@]}" - $rest) >"$T/out" 2>"$T/err"
 	st=$?
 	[ "$st" = 2 ] && ok "$cmd '-': exit 2" || fail "$cmd '-': exit $st"
-	same "netloom: '-': standard input is not read here; expected a $what's path" "$T/err" "$cmd '-': named"
+	same "netloom ${cmd% -c}: '-': standard input is not read here; expected a $what's path" "$T/err" "$cmd '-': named"
 done
 cp "$T/bgp.nlt" "$T/wd/-"
 (cd "$T/wd" && exec "$nl_wd" trace verify -) >"$T/out" 2>"$T/err" && ok "a file named '-' is read" ||
@@ -526,16 +526,16 @@ same "netloom trace export: option '--otf2' given twice (usage: netloom trace ex
 	"export: --otf2 twice named"
 [ ! -e "$T/i2.nlt" ] && [ ! -e "$T/x2.otf2" ] && ok "an output given twice: nothing written" || fail "an output given twice was written"
 expect 2 "export: --otf2 ''" "$NL" trace export "$T/bgp.nlt" --otf2 ''
-same "netloom: --otf2: empty directory name (expected a new directory for the OTF2 archive)" "$T/err" "export: --otf2 '' named"
+same "netloom trace export: --otf2: empty directory name (expected a new directory for the OTF2 archive)" "$T/err" "export: --otf2 '' named"
 # '-', as other outputs take it for standard output: refused, not made a
 # directory named '-' (run from $T, where it would be).
-o2dash="netloom: --otf2 '-': not a directory name (an OTF2 archive is a directory of files, it cannot go to standard output); expected a new directory for the OTF2 archive"
+o2dash="--otf2 '-': not a directory name (an OTF2 archive is a directory of files, it cannot go to standard output); expected a new directory for the OTF2 archive"
 (cd "$T" && "$nl_abs" trace export bgp.nlt --otf2 - >out 2>err; echo $? >rc)
 same 2 "$T/rc" "export: --otf2 '-': exit 2"
-same "$o2dash" "$T/err" "export: --otf2 '-' named"
+same "netloom trace export: $o2dash" "$T/err" "export: --otf2 '-' named"
 (cd "$T" && "$nl_abs" replay bgp.nlt --otf2 - >out 2>err; echo $? >rc)
 same 2 "$T/rc" "replay: --otf2 '-': exit 2"
-same "$o2dash" "$T/err" "replay: --otf2 '-' named"
+same "netloom replay: $o2dash" "$T/err" "replay: --otf2 '-' named"
 [ ! -e "$T/-" ] && ok "--otf2 '-': no directory '-'" || fail "--otf2 '-' made $T/-"
 
 # --- an output that is an input is refused, the input kept ---------------------------------
@@ -605,7 +605,8 @@ done
 printf 'topology = nonsense\n' >"$T/bad.ini"
 "$NL" run -c "$T/bad.ini" >/dev/null 2>"$T/run.err"
 expect 2 "pack: --config whose topology does not exist" "$NL" trace pack "$T/c4.nlb" "$T/bgp.nlt" --config "$T/bad.ini"
-if [ ! -e "$T/c4.nlb" ] && [ -s "$T/run.err" ] && cmp -s "$T/err" "$T/run.err"; then
+if [ ! -e "$T/c4.nlb" ] && [ -s "$T/run.err" ] &&
+	[ "$(cat "$T/err")" = "$(sed 's/^netloom run: /netloom trace pack: /' "$T/run.err")" ]; then
 	ok "pack: run's error, no bundle"
 else
 	fail "pack bad config: $(cat "$T/err") / run: $(cat "$T/run.err")"
@@ -704,7 +705,7 @@ rm -f "$T/big_actions.txt" "$T/big_dump.txt"
 # A TMPDIR replay cannot convert into: one line naming the input, TMPDIR
 # and the reason (it named a file of the template that never existed).
 expect 2 "replay of a DUMPI trace with a missing TMPDIR" env TMPDIR="$T/no-tmp" "$NL" replay "$DATA/dumpi/testbgp.meta"
-same "netloom: $DATA/dumpi/testbgp.meta: cannot create a temporary archive in TMPDIR '$T/no-tmp' to convert it into: No such file or directory; expected TMPDIR to name a folder that can be written in" "$T/err" \
+same "netloom replay: $DATA/dumpi/testbgp.meta: cannot create a temporary archive in TMPDIR '$T/no-tmp' to convert it into: No such file or directory; expected TMPDIR to name a folder that can be written in" "$T/err" \
 	"replay names TMPDIR and why the temporary archive could not be made"
 
 # unpack interrupted: a DIR it made was left, with the entries restored
@@ -774,7 +775,7 @@ if [ "$hard" = unlimited ] || [ "$hard" -ge 1024 ]; then
 		sg1100_args $c
 		expect 2 "$c of 1,100 interleaved ranks under a hard limit of 1024 open files" \
 			bash -c 'ulimit -n 1024 && exec "$@"' - "$NL" trace $c "${args[@]}"
-		same "netloom: $o: 1100 ranks need up to 1164 open files (a temporary stream file per rank while the \
+		same "netloom trace $c: $o: 1100 ranks need up to 1164 open files (a temporary stream file per rank while the \
 trace's ranks interleave, and 64 for the rest), above the limit of 1024 (ulimit -n, which netloom raises to the \
 hard limit, ulimit -Hn); raise ulimit -n to at least 1164" "$T/err" "$c: the line of a hard limit too low"
 		left=$(ls "$T" | grep '^sg1100-')
@@ -807,7 +808,7 @@ cp "$T/self/x.nlb" "$T/self/kept.nlb"
 ln -s ../x.nlb "$T/self/sub/x.nlb"
 for d in "$T/self" "$T/self/sub"; do
 	expect 2 "unpack into DIR where an entry is the bundle (${d#$T/})" "$NL" trace unpack "$T/self/x.nlb" "$d"
-	same "netloom: $T/self/x.nlb: entry 'x.nlb': '$d/x.nlb' is the bundle itself, which it would replace; expected another DIR" \
+	same "netloom trace unpack: $T/self/x.nlb: entry 'x.nlb': '$d/x.nlb' is the bundle itself, which it would replace; expected another DIR" \
 		"$T/err" "unpack onto the bundle: one line naming the entry and the bundle"
 	if cmp -s "$T/self/x.nlb" "$T/self/kept.nlb" && [ ! -e "$d/wa.nlt" ]; then
 		ok "unpack onto the bundle: bundle kept, nothing written"
@@ -821,7 +822,7 @@ done
 # Not a directory".
 printf 'not a directory\n' >"$T/afile"
 expect 2 "unpack into a regular file" "$NL" trace unpack "$T/study.nlb" "$T/afile"
-same "netloom: $T/afile: not a directory; expected a directory to unpack the bundle into (made if missing)" \
+same "netloom trace unpack: $T/afile: not a directory; expected a directory to unpack the bundle into (made if missing)" \
 	"$T/err" "unpack: DIR named as no directory"
 same "not a directory" "$T/afile" "unpack: the file kept"
 
@@ -833,19 +834,19 @@ same "not a directory" "$T/afile" "unpack: the file kept"
 # the bundle was read. Nothing is made.
 ln -s "$T/missing" "$T/dangling"
 expect 2 "unpack into a link to a missing directory" "$NL" trace unpack "$T/study.nlb" "$T/dangling"
-same "netloom: $T/dangling: a symbolic link to a missing directory; expected a directory to unpack the bundle into (made if missing)" \
+same "netloom trace unpack: $T/dangling: a symbolic link to a missing directory; expected a directory to unpack the bundle into (made if missing)" \
 	"$T/err" "unpack: the dangling link named"
 [ ! -e "$T/missing" ] && ok "unpack: no directory made through the link" || fail "unpack: $T/missing made"
 if [ -d /proc/self ]; then
 	expect 2 "unpack into a directory where no file can be made (/proc/self)" "$NL" trace unpack "$T/study.nlb" /proc/self
-	same "netloom: /proc/self: cannot create files in the directory: No such file or directory" "$T/err" \
+	same "netloom trace unpack: /proc/self: cannot create files in the directory: No such file or directory" "$T/err" \
 		"unpack: the directory named, not a file in it"
 fi
 # DIR under a regular file: cannot be made, said before the bundle is read
 # (a damaged one here). The check leaves no DIR it made (a file that is
 # no bundle, refused before the unpack makes DIR).
 expect 2 "unpack into a directory under a file" "$NL" trace unpack "$T/badb.nlb" "$T/afile/sub"
-same "netloom: $T/afile/sub: cannot create directory: Not a directory" "$T/err" "unpack: DIR under a file named"
+same "netloom trace unpack: $T/afile/sub: cannot create directory: Not a directory" "$T/err" "unpack: DIR under a file named"
 expect 2 "unpack of a file that is no bundle into a new directory" "$NL" trace unpack "$T/afile" "$T/fresh"
 [ ! -e "$T/fresh" ] && ok "unpack: the check leaves no DIR" || fail "unpack: $T/fresh left"
 
@@ -864,19 +865,19 @@ for c in "full-c.nlt|convert $DATA/dumpi/testbgp.meta $T/full-c.nlt" \
 	"full-p.nlb|pack $T/full-p.nlb $T/bgp.nlt" "full-u/bgp.nlt|unpack $T/bgp.nlb $T/full-u"; do
 	args=${c#*|}
 	expect 1 "trace ${args%% *} under a 4 KiB file size limit" limited 4 trace $args
-	same "netloom: $T/${c%%|*}: write failed: File too large" "$T/err" "${args%% *}, output failing: one line naming it"
+	same "netloom trace ${args%% *}: $T/${c%%|*}: write failed: File too large" "$T/err" "${args%% *}, output failing: one line naming it"
 done
 if "$NL" trace export "$T/bgp.nlt" --otf2 "$T/full-probe" >/dev/null 2>&1; then
 	rm -rf "$T/full-probe"
 	expect 1 "trace export under a 4 KiB file size limit" limited 4 trace export "$T/bgp.nlt" --otf2 "$T/full-x"
-	same "netloom: $T/full-x: cannot write the OTF2 archive (events): File is too large" "$T/err" \
+	same "netloom trace export: $T/full-x: cannot write the OTF2 archive (events): File is too large" "$T/err" \
 		"export, output failing: one line naming DIR"
 else
 	ok "# SKIP export under a file size limit: no OTF2 export in this build"
 fi
 # A DIR given with its '/' is named with one '/' before the entry.
 expect 1 "trace unpack into DIR/ under a 4 KiB file size limit" limited 4 trace unpack "$T/bgp.nlb" "$T/full-s/"
-same "netloom: $T/full-s/bgp.nlt: write failed: File too large" "$T/err" "unpack DIR/, output failing: one '/'"
+same "netloom trace unpack: $T/full-s/bgp.nlt: write failed: File too large" "$T/err" "unpack DIR/, output failing: one '/'"
 # Nor the DIR unpack made (full-u, full-s: it was left, empty).
 left=$(ls -a "$T" | grep '^full-')
 [ -z "$left" ] && ok "output failing: nothing cut left behind" || fail "output failing: left $left"
@@ -892,13 +893,13 @@ for c in "dfl-t.json|topo export torus:k=16x16 --format json -o $T/dfl-t.json|--
 	args=${args%|*}
 	what=$(echo $args | cut -d' ' -f1-2)
 	expect 1 "$what under a 4 KiB file size limit, SIGXFSZ default: status 1" limited_dfl 4 $args
-	same "netloom: $opt$T/$out: write failed: File too large" "$T/err" "$what, SIGXFSZ default: one line"
+	same "netloom $what: $opt$T/$out: write failed: File too large" "$T/err" "$what, SIGXFSZ default: one line"
 done
 if "$NL" trace export "$T/bgp.nlt" --otf2 "$T/dfl-probe" >/dev/null 2>&1; then
 	rm -rf "$T/dfl-probe"
 	expect 1 "trace export under a 4 KiB file size limit, SIGXFSZ default: status 1" \
 		limited_dfl 4 trace export "$T/bgp.nlt" --otf2 "$T/dfl-x"
-	same "netloom: $T/dfl-x: cannot write the OTF2 archive (events): File is too large" "$T/err" \
+	same "netloom trace export: $T/dfl-x: cannot write the OTF2 archive (events): File is too large" "$T/err" \
 		"trace export, SIGXFSZ default: one line"
 fi
 left=$(ls -a "$T" | grep -e '^dfl-' -e '\.tmp')
@@ -915,7 +916,7 @@ for c in "encode $T/q-e.nlt:d $T/q-e.nlt" "convert $T/q-c.nlt:d $T/q-c.nlt" "imp
 	expect 2 "trace ${c%% *}: an input named after the output is not the output failing" "$NL" trace $c
 	[ "$(wc -l <"$T/err")" = 1 ] && ok "${c%% *}: one line" || fail "${c%% *}: $(cat "$T/err")"
 done
-same "netloom: $T/q-u/b.nlb: is a directory, not a netloom bundle" "$T/err" "unpack: the bundle named"
+same "netloom trace unpack: $T/q-u/b.nlb: is a directory, not a netloom bundle" "$T/err" "unpack: the bundle named"
 
 echo "$n tests, $fails failed"
 [ "$fails" = 0 ]
