@@ -138,13 +138,16 @@ static int arch_err(struct trace_archive *a, struct nl_err *err, int code, uint6
 
 /* The first bytes are not the magic. A trace of a format netloom imports
  * (`replay` takes it as it is) is named with the way to an archive,
- * as `convert` names an archive it is given; anything else is bad magic. */
+ * as `convert` names an archive it is given, and so is netloom's own file
+ * that is no archive (a bundle, the text form, a recorder's stream file);
+ * anything else is bad magic. */
 static int not_an_archive(struct trace_archive *a, struct nl_err *err)
 {
 	static const struct {
 		const char *importer, *what;
 	} formats[] = {{"dumpi", "a DUMPI"}, {"simgrid", "a SimGrid time-independent"}, {"otf2", "an OTF2"}};
-	if (trace_bundle_given(a->path, err) || trace_text_given(a->path, err))
+	if (trace_bundle_given(a->path, err) || trace_text_given(a->path, err) ||
+	    trace_stream_given(a->path, err))
 		return err->code;
 	const char *importer = trace_import_detect(a->path);
 	for (size_t i = 0; importer && i < sizeof formats / sizeof *formats; i++)

@@ -602,6 +602,13 @@ char *trace_skip_bom(char *line, uint64_t line_no);
  * trace; unpack it first (netloom trace unpack PATH DIR)", NL_EINVAL, and
  * true; false, err untouched, for any other file. */
 bool trace_bundle_given(const char *path, struct nl_err *err);
+/* When path is a rank's stream file (TRACE_STREAM_MAGIC: what the recorder
+ * writes per rank, and leaves behind when a run does not reach
+ * MPI_Finalize), given where a trace is read: "PATH: a rank's stream file,
+ * which netloom-record writes while the program runs, not an archive: ...;
+ * delete it (docs/recorder.md, section Failures)", NL_EINVAL, and true;
+ * false, err untouched, for any other file. */
+bool trace_stream_given(const char *path, struct nl_err *err);
 /* When path is the text form (its first line other than a comment or a
  * blank one starts 'netloom-trace '), given where an archive or a foreign
  * trace is read: "PATH: a netloom trace in text form, not an archive:

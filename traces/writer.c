@@ -327,6 +327,28 @@ void trace_stream_abort(struct trace_stream_writer *w)
 	free(w);
 }
 
+/* --- a stream file given as a trace ------------------------------------------ */
+
+bool trace_stream_given(const char *path, struct nl_err *err)
+{
+	uint8_t magic[8];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO is not waited on */
+	if (fd < 0)
+		return false;
+	bool is_stream = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			 trace_pread_full(fd, magic, sizeof magic, 0) == 0 && !memcmp(magic, TRACE_STREAM_MAGIC, 8);
+	close(fd);
+	if (is_stream)
+		nl_errf(err, NL_EINVAL,
+			"%s: a rank's stream file, which netloom-record writes while the program runs, not an "
+			"archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is "
+			"from a run that did not end through MPI_Finalize and makes no archive: delete it "
+			"(docs/recorder.md, section Failures)",
+			path);
+	return is_stream;
+}
+
 /* --- archive ---------------------------------------------------------------- */
 
 /* Walk a stream file's chunk headers (payloads are skipped with pread

@@ -321,6 +321,19 @@ same "netloom trace unpack: $T/bgp.nlt: a netloom trace archive, not a bundle: e
 refused_as "$T/study.nlb" "$T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
 	"a bundle" info verify dump "export --otf2 $T/bx" "convert $T/bx.nlt"
 [ ! -e "$T/bx" ] && [ ! -e "$T/bx.nlt" ] && ok "nothing written from a bundle" || fail "output written from a bundle"
+# A rank's stream file the recorder left behind (a run killed before
+# MPI_Finalize; docs/recorder.md, "Failures"): named, with what to do (it
+# was "offset 0: not a netloom trace archive (bad magic)", and for verify
+# "verify FAILED", status 1), status 2, nothing written. Its 24-byte header
+# (docs/trace-format.md section 5) and the start of a frame.
+printf '\211NLS\r\n\032\n\003\0\0\0\0\0\001\0\003\0\0\0\002\0\0\0\001\012\000\000' >"$T/.t.nlt.0000-0001.r3.stream"
+refused_as "$T/.t.nlt.0000-0001.r3.stream" "netloom: $T/.t.nlt.0000-0001.r3.stream: a rank's stream file, which netloom-record writes while the program runs, not an archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is from a run that did not end through MPI_Finalize and makes no archive: delete it (docs/recorder.md, section Failures)" \
+	"a stream file" info verify dump "export --otf2 $T/sx" "convert $T/sx.nlt" "import -o $T/sx.nlt"
+expect 2 "trace pack of a stream file: exit 2" "$NL" trace pack "$T/sx.nlb" "$T/.t.nlt.0000-0001.r3.stream"
+same "netloom: $T/.t.nlt.0000-0001.r3.stream: a rank's stream file, which netloom-record writes while the program runs, not an archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is from a run that did not end through MPI_Finalize and makes no archive: delete it (docs/recorder.md, section Failures)" \
+	"$T/err" "trace pack of a stream file: named"
+[ ! -e "$T/sx" ] && [ ! -e "$T/sx.nlt" ] && [ ! -e "$T/sx.nlb" ] && ok "nothing written from a stream file" ||
+	fail "output written from a stream file"
 python3 - "$T/study.nlb" "$T/badb.nlb" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], 'rb').read())
