@@ -327,10 +327,10 @@ refused_as "$T/study.nlb" "$T/study.nlb: a netloom bundle, not a trace: expected
 # "verify FAILED", status 1), status 2, nothing written. Its 24-byte header
 # (docs/trace-format.md section 5) and the start of a frame.
 printf '\211NLS\r\n\032\n\003\0\0\0\0\0\001\0\003\0\0\0\002\0\0\0\001\012\000\000' >"$T/.t.nlt.0000-0001.r3.stream"
-refused_as "$T/.t.nlt.0000-0001.r3.stream" "netloom: $T/.t.nlt.0000-0001.r3.stream: a rank's stream file, which netloom-record writes while the program runs, not an archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is from a run that did not end through MPI_Finalize and makes no archive: delete it (docs/recorder.md, section Failures)" \
+refused_as "$T/.t.nlt.0000-0001.r3.stream" "$T/.t.nlt.0000-0001.r3.stream: a rank's stream file, which netloom-record writes while the program runs, not an archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is from a run that did not end through MPI_Finalize and makes no archive: delete it (docs/recorder.md, section Failures)" \
 	"a stream file" info verify dump "export --otf2 $T/sx" "convert $T/sx.nlt" "import -o $T/sx.nlt"
 expect 2 "trace pack of a stream file: exit 2" "$NL" trace pack "$T/sx.nlb" "$T/.t.nlt.0000-0001.r3.stream"
-same "netloom: $T/.t.nlt.0000-0001.r3.stream: a rank's stream file, which netloom-record writes while the program runs, not an archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is from a run that did not end through MPI_Finalize and makes no archive: delete it (docs/recorder.md, section Failures)" \
+same "netloom trace pack: $T/.t.nlt.0000-0001.r3.stream: a rank's stream file, which netloom-record writes while the program runs, not an archive: expected the .nlt rank 0 assembles from them at MPI_Finalize; one left behind is from a run that did not end through MPI_Finalize and makes no archive: delete it (docs/recorder.md, section Failures)" \
 	"$T/err" "trace pack of a stream file: named"
 [ ! -e "$T/sx" ] && [ ! -e "$T/sx.nlt" ] && [ ! -e "$T/sx.nlb" ] && ok "nothing written from a stream file" ||
 	fail "output written from a stream file"
