@@ -248,6 +248,7 @@ void app_free(struct app *a)
 			free(a->ranks[r].counts_buf);
 			free(a->ranks[r].reqs_buf);
 			free(a->ranks[r].wait_q);
+			free(a->ranks[r].ids_made);
 		}
 	/* Collective records own count copies. */
 	if (a->colls.chunks)

@@ -343,7 +343,19 @@ struct app_results {
 	uint64_t net_msgs;            /* network messages incl. RTS/CTS control */
 	uint64_t unmatched_msgs;      /* sent but never received */
 	uint64_t self_msgs;           /* a rank's to itself: delivered at once, not in the latencies */
-	uint64_t unknown_requests;    /* waits/tests on ids never created (ignored) */
+	/* Waits and tests (and start, cancel, request_free) naming a request
+	 * id with no live request, ignored (docs/replay.md "Requests"): the
+	 * sum of those whose id the replay had already completed or freed
+	 * (it ran them sooner than the recorded run: a polling program) and
+	 * those whose id the trace never created on the rank (a damaged
+	 * trace), with the first of these: rank, op index, op kind and id. */
+	uint64_t unknown_requests;
+	uint64_t reqs_completed_before;
+	uint64_t reqs_never_created;
+	uint32_t never_created_rank;  /* world rank */
+	uint64_t never_created_op;    /* index of the op in its rank's stream */
+	uint16_t never_created_kind;  /* its trace op kind */
+	uint32_t never_created_id;    /* the request id it named */
 	uint64_t events;              /* engine events processed */
 	/* MPI_Cancel (docs/replay.md "Cancelled requests"): cancel ops, how
 	 * many cancelled their request in replay, and the divergences between

@@ -288,8 +288,23 @@ struct app_rank {
 	uint64_t post_seq;
 	uint32_t probe_comm;
 	int32_t probe_src, probe_tag;
+	/* The request ids the trace created on this rank, so that a wait on
+	 * an id with no live request tells one the replay already completed
+	 * (a polling program, replayed faster) from one never created (a
+	 * damaged trace): a bit per id below APP_IDS_EXACT, grown as ids
+	 * come; past it only the largest id (0: none). */
+	uint64_t *ids_made;
+	uint32_t ids_made_words;
+	uint32_t id_max_made;
 	struct app_rank_stats st;
 };
+
+/* Request ids told apart exactly (app_rank.ids_made): the recorder's and
+ * the OTF2 importer's ids stay below the number of requests in flight.
+ * Larger ids (DUMPI's counters, EZTrace's addresses) only move the
+ * rank's largest id, so a rank's bitmap never passes 512 bytes, however
+ * many requests its trace makes. */
+#define APP_IDS_EXACT 4096u
 
 struct app_comm {
 	uint32_t id;

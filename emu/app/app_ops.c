@@ -45,12 +45,60 @@ static int app_peer_check(struct app *a, uint32_t r, uint32_t c, int32_t peer, b
 	return 0;
 }
 
+/* Whether rank r's trace created request id `id` before now (exact below
+ * APP_IDS_EXACT, past it: at most the largest id created). */
+static bool app_req_id_made(const struct app *a, uint32_t r, uint32_t id)
+{
+	const struct app_rank *rk = &a->ranks[r];
+	if (id >= APP_IDS_EXACT)
+		return id <= rk->id_max_made;
+	uint32_t w = id / 64;
+	return w < rk->ids_made_words && (rk->ids_made[w] >> (id % 64) & 1);
+}
+
+static int app_req_id_note(struct app *a, uint32_t r, uint32_t id)
+{
+	struct app_rank *rk = &a->ranks[r];
+	if (id >= APP_IDS_EXACT) {
+		if (id > rk->id_max_made)
+			rk->id_max_made = id;
+		return 0;
+	}
+	uint32_t w = id / 64;
+	if (w >= rk->ids_made_words) {
+		uint32_t n = 2 * rk->ids_made_words;
+		if (n <= w)
+			n = w + 1;
+		if (n > APP_IDS_EXACT / 64)
+			n = APP_IDS_EXACT / 64;
+		uint64_t *b = realloc(rk->ids_made, n * sizeof *b);
+		if (!b)
+			return -1;
+		memset(b + rk->ids_made_words, 0, (n - rk->ids_made_words) * sizeof *b);
+		rk->ids_made = b;
+		rk->ids_made_words = n;
+	}
+	rk->ids_made[w] |= 1ull << (id % 64);
+	return 0;
+}
+
+/* The live request rank r's trace names `id`, or APP_NONE (counted: the
+ * op goes on without it). */
 static uint32_t app_req_lookup(struct app *a, uint32_t r, uint32_t id)
 {
 	uint32_t q = app_map_get(&a->req_map, (uint64_t)r << 32 | id);
-	if (q == APP_NONE)
-		a->res.unknown_requests++;
-	return q;
+	if (q != APP_NONE)
+		return q;
+	a->res.unknown_requests++;
+	if (app_req_id_made(a, r, id)) {
+		a->res.reqs_completed_before++;
+	} else if (!a->res.reqs_never_created++) {
+		a->res.never_created_rank = r;
+		a->res.never_created_op = a->ranks[r].op_index;
+		a->res.never_created_kind = a->ranks[r].op.kind;
+		a->res.never_created_id = id;
+	}
+	return APP_NONE;
 }
 
 /* Give request q the trace id `id`. A live request still holding that id
@@ -59,6 +107,7 @@ static uint32_t app_req_lookup(struct app *a, uint32_t r, uint32_t id)
 static int app_req_bind(struct app *a, uint32_t r, uint32_t q, uint32_t id)
 {
 	uint64_t key = (uint64_t)r << 32 | id;
+	NL_CHECK(app_req_id_note(a, r, id));
 	uint32_t old = app_map_get(&a->req_map, key);
 	if (old != APP_NONE) {
 		struct app_req *o = app_req_at(a, old);

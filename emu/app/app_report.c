@@ -132,6 +132,17 @@ json_t *app_results_json(const struct app *a)
 	json_object_set_new(m, "unmatched", json_integer((json_int_t)res->unmatched_msgs));
 	json_object_set_new(m, "to_self", json_integer((json_int_t)res->self_msgs));
 	json_object_set_new(m, "unknown_requests", json_integer((json_int_t)res->unknown_requests));
+	json_object_set_new(m, "requests_already_completed", json_integer((json_int_t)res->reqs_completed_before));
+	json_object_set_new(m, "requests_never_created", json_integer((json_int_t)res->reqs_never_created));
+	if (res->reqs_never_created) {
+		json_t *d = json_object();
+		const char *k = trace_op_name(res->never_created_kind);
+		json_object_set_new(d, "rank", json_integer(res->never_created_rank));
+		json_object_set_new(d, "op_index", json_integer((json_int_t)res->never_created_op));
+		json_object_set_new(d, "op", k ? json_string(k) : json_null());
+		json_object_set_new(d, "request", json_integer(res->never_created_id));
+		json_object_set_new(m, "first_never_created", d);
+	}
 	json_object_set_new(m, "latency", app_latency_json(a, -1));
 	json_t *by = json_array();
 	for (int c = 0; c < APP_SIZE_CLASSES; c++)

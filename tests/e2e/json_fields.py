@@ -303,6 +303,10 @@ REPLAY_OPTIONAL = {
     "request_op": "first_divergence's",
     "recorded": "first_divergence's",
     "replayed": "first_divergence's",
+    # Only when a wait/test names an id the trace never created (replay.sh
+    # checks it); its rank, op_index and op are names written elsewhere too.
+    "first_never_created": "a request never created only",
+    "request": "first_never_created's",
 }
 REPLAY_NET_DEADLOCK = "results.network.deadlock"
 

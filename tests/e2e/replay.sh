@@ -327,6 +327,65 @@ grep -q "^  cancels: 2 (1 cancelled their request in replay)$" "$dir/cx.out" || 
 grep -q "^  warning: 1 cancel ended otherwise than in the recorded run; first: rank 1, op 3 (cancel of a request from isend), recorded cancelled, replayed not cancelled$" "$dir/cx.out" || fail "cancel divergence line"
 expect_eq "cancel json" "$(json "$dir/cx.json" '(lambda c: (c["calls"], c["cancelled"], c["divergences"], c["first_divergence"]["rank"], c["first_divergence"]["op_index"], c["first_divergence"]["request_op"]))(d["results"]["cancel"])')" "(2, 1, 1, 1, 3, 'isend')"
 
+# Waits/tests on ids with no live request. A polling loop: rank 0 tests
+# its receive every 2 us, as the recorded run (slower) did until it came,
+# then waits; replay receives it by the first test, so the later tests
+# and the wait find it completed: a plain line, no warning. A trace that
+# lacks the calls creating ids 7, 6000 and 130 (ids past 4096 are told by
+# the largest made, 5000; 130 is below 200, made) warns, naming the
+# first. The note before said both as one: "note: 4 waits/tests named
+# requests the trace never created or the replay had already completed".
+cat > "$dir/poll.txt" <<'TXT'
+netloom-trace 2
+ranks 2
+rank 0
+init t=0 dur=0
+irecv t=0 dur=0 peer=1 tag=1 bytes=8 req=1
+compute t=0 dur=2000000
+test t=2000000 dur=0 req=1
+compute t=2000000 dur=2000000
+test t=4000000 dur=0 req=1
+compute t=4000000 dur=2000000
+test t=6000000 dur=0 req=1
+wait t=6000000 dur=3000000 req=1
+finalize t=9000000 dur=0
+rank 1
+init t=0 dur=0
+send t=0 dur=0 peer=0 tag=1 bytes=8
+finalize t=0 dur=0
+TXT
+"$netloom" trace encode "$dir/poll.txt" "$dir/poll.nlt" || fail "encode polling trace"
+"$netloom" replay "$dir/poll.nlt" "${net[@]}" --json "$dir/poll.json" > "$dir/poll.out" 2>&1 || fail "replay polling exit $?"
+grep -q "^  3 waits/tests found their requests already completed by the replay (sooner than in the recorded run, as when a program polls with MPI_Test)$" "$dir/poll.out" || fail "polling line: $(cat "$dir/poll.out")"
+! grep -q "warning\|note" "$dir/poll.out" || fail "polling warns: $(cat "$dir/poll.out")"
+expect_eq "polling json" "$(json "$dir/poll.json" '(lambda m: (m["unknown_requests"], m["requests_already_completed"], m["requests_never_created"], "first_never_created" in m))(d["results"]["messages"])')" "(3, 3, 0, False)"
+cat > "$dir/nc.txt" <<'TXT'
+netloom-trace 2
+ranks 2
+rank 0
+init t=0 dur=0
+isend t=0 dur=0 peer=1 tag=1 bytes=8 req=200
+wait t=0 dur=0 req=200
+isend t=0 dur=0 peer=1 tag=1 bytes=8 req=5000
+wait t=0 dur=0 req=5000
+wait t=0 dur=0 req=7
+test t=0 dur=0 req=5000
+wait t=0 dur=0 req=6000
+test t=0 dur=0 req=130
+wait t=0 dur=0 req=200
+finalize t=0 dur=0
+rank 1
+init t=0 dur=0
+recv t=0 dur=0 peer=0 tag=1 bytes=8
+recv t=0 dur=0 peer=0 tag=1 bytes=8
+finalize t=0 dur=0
+TXT
+"$netloom" trace encode "$dir/nc.txt" "$dir/nc.nlt" || fail "encode never-created trace"
+"$netloom" replay "$dir/nc.nlt" "${net[@]}" --json "$dir/nc.json" > "$dir/nc.out" 2>&1 || fail "replay never-created exit $?"
+grep -q "^  2 waits/tests found their requests already completed by the replay (sooner than in the recorded run, as when a program polls with MPI_Test)$" "$dir/nc.out" || fail "never-created: completed line: $(cat "$dir/nc.out")"
+grep -q "^  warning: 3 waits/tests named requests the trace never created (ignored: the trace lacks the calls that made them); first: rank 0, op 5 (wait of request 7)$" "$dir/nc.out" || fail "never-created warning: $(cat "$dir/nc.out")"
+expect_eq "never-created json" "$(json "$dir/nc.json" '(lambda m: (m["unknown_requests"], m["requests_already_completed"], m["requests_never_created"], m["first_never_created"]))(d["results"]["messages"])')" "(5, 2, 3, {'rank': 0, 'op_index': 5, 'op': 'wait', 'request': 7})"
+
 # Placement (issue 13): key placement maps ranks with an emu/place policy.
 pl=(-s backend=flit -s topology=torus:k=8x8)
 "$netloom" replay "$dir/st.nlt" "${pl[@]}" --json "$dir/pl_lin.json" > /dev/null || fail "placement linear"

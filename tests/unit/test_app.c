@@ -457,6 +457,7 @@ static void test_test_family(void)
 	static const uint32_t both[] = {1, 2};
 	syn_waitlist(&s, 0, TOP_TESTALL, both, 2, 0);
 	syn_wait(&s, 0, 1); /* already retired by testall: unknown, returns */
+	syn_wait(&s, 0, 9); /* never created: unknown too, returns */
 	syn_send(&s, 1, 0, 0, 8);
 	syn_send(&s, 1, 0, 0, 8);
 	syn_send(&s, 1, 0, 0, 8);
@@ -464,7 +465,14 @@ static void test_test_family(void)
 	const struct app_results *res = app_results(run.app);
 	/* 1.008 us for the first, then compute 5 us, everything there. */
 	CHECK_UINT(finish(&run, 0), ==, 6 * US + 8 * NS);
-	CHECK_UINT(res->unknown_requests, ==, 1);
+	/* Told apart: the first was created (and completed), the second not. */
+	CHECK_UINT(res->unknown_requests, ==, 2);
+	CHECK_UINT(res->reqs_completed_before, ==, 1);
+	CHECK_UINT(res->reqs_never_created, ==, 1);
+	CHECK_UINT(res->never_created_rank, ==, 0);
+	CHECK_UINT(res->never_created_op, ==, 9);
+	CHECK_UINT(res->never_created_kind, ==, TOP_WAIT);
+	CHECK_UINT(res->never_created_id, ==, 9);
 	syn_run_free(&run);
 	syn_free(&s);
 }
