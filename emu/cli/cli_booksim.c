@@ -1358,86 +1358,115 @@ static bool bs_alloc_delay_aborts(const char *key, const char *v)
 	return (!strcmp(key, "vc_alloc_delay") || !strcmp(key, "sw_alloc_delay")) && bs_number(v, &x) && x > 1;
 }
 
-/* The conversion over a caller-provided bs_file (190 KB: on the heap, not
- * the stack, and not static: the API is reentrant, no mutable globals). */
-static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *bf, struct nl_err *err)
+/* bs_convert's phases, in the order it runs them: first what the INI will
+ * say (struct bs_conv: network, routing, traffic, then the check that
+ * builds them), then the INI section by section, then the keys nothing
+ * read. The order is the messages' order, and a key's first reason
+ * (bs_warn) is the one its INI note gives, so a phase moves only with
+ * both in mind. */
+
+/* What the conversion decided before writing anything: netloom's specs
+ * ("" where left out) and the notes the INI writes beside them. */
+struct bs_conv {
+	const char *tp;		/* BookSim's topology */
+	long k, nd, c;		/* its k, n and c */
+	char topo[512];		/* netloom's topology spec */
+	char topo_note[128];	/* an INI comment above it, "" for none */
+	char route[64];		/* netloom's routing spec */
+	char route_note[512];	/* the INI's note on a fallback routing function (bs_check) */
+	long chan;		/* channel_latency in cycles; 0: not written */
+	const char *lat[3][3];	/* per-link-class latencies: key, value, why */
+	int n_lat;
+	uint32_t *map;		/* flatfly's terminal renumbering (bs_flatfly), NULL for none */
+	size_t n_map;
+	bool map_used;		/* there was one (map is freed once the traffic is decided) */
+	struct bs_pattern pat;	/* the traffic value as BookSim reads it */
+	char traffic[256];	/* netloom's traffic spec */
+	char traffic_why[256];	/* why it is not mapped, "" when not said yet */
+	bool traffic_ok;	/* bs_traffic mapped the pattern */
+};
+
+/* BookSim's topology, k, n and c as netloom's topology spec, with the
+ * channel length and per-link latencies BookSim gives that network.
+ * Returns 0 or a negative error (a size that is not one integer, out of
+ * memory). */
+static int bs_conv_network(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv, int *unmapped,
+			   struct nl_err *err)
 {
-	int unmapped = 0;
-	char topo[512] = "", route[64] = "", traffic[256] = "", topo_note[128] = "";
-
-	NL_CHECK(bs_read(path, bf, err));
-	bs_vectors(warn, path, bf, &unmapped);
-
-	/* [network] */
-	const char *tp = bs_get(bf, "topology");
-	long k, nd, c;
-	NL_CHECK(bs_size(path, bf, "k", &k, err));
-	NL_CHECK(bs_size(path, bf, "n", &nd, err));
-	NL_CHECK(bs_size(path, bf, "c", &c, err));
-	long chan = 1;
-	const char *lat[3][3] = {{NULL, NULL, NULL}};
-	int n_lat = 0;
-	uint32_t *map = NULL;
-	size_t n_map = 0;
+	const char *tp = cv->tp = bs_get(bf, "topology");
+	NL_CHECK(bs_size(path, bf, "k", &cv->k, err));
+	NL_CHECK(bs_size(path, bf, "n", &cv->nd, err));
+	NL_CHECK(bs_size(path, bf, "c", &cv->c, err));
+	const long k = cv->k, nd = cv->nd, c = cv->c;
+	cv->chan = 1;
 	bool kncube = !strcmp(tp, "torus") || !strcmp(tp, "mesh");
 	if (kncube)
-		chan = strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1 && !strcmp(tp, "torus") ? 2 : 1;
+		cv->chan = strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1 && !strcmp(tp, "torus") ? 2 : 1;
 	if (kncube && (k < 2 || nd < 1 || nd > 16)) {
 		/* Named and left out, as any key that does not convert (status
-		 * 3, the INI runs), with its channel length (below). */
+		 * 3, the INI runs), with its channel length (bs_conv_drop_latencies). */
 		char why[160];
 		if (k < 2)
 			snprintf(why, sizeof why, "a %s needs k >= 2 routers per dimension, got k = %ld", tp, k);
 		else
 			snprintf(why, sizeof why, "netloom's %s has 1 to 16 dimensions, got n = %ld", tp, nd);
-		bs_warn(warn, path, bf, k < 2 ? "k" : "n", why, &unmapped);
+		bs_warn(warn, path, bf, k < 2 ? "k" : "n", why, unmapped);
 	} else if (kncube) {
-		int used = snprintf(topo, sizeof topo, "%s:k=", tp);
+		int used = snprintf(cv->topo, sizeof cv->topo, "%s:k=", tp);
 		for (long d = 0; d < nd; d++)
-			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
+			used += snprintf(cv->topo + used, sizeof cv->topo - (size_t)used, "%s%ld", d ? "x" : "", k);
 		/* KNCube (kncube.cpp) reads k and n only: one node per router
 		 * whatever c says. */
 		if (c != 1)
-			snprintf(topo_note, sizeof topo_note,
+			snprintf(cv->topo_note, sizeof cv->topo_note,
 				 "; c = %ld is not applied: BookSim's %s (KNCube) ignores c, one node per router\n", c, tp);
 	} else if (!strcmp(tp, "fattree")) {
 		/* BookSim's k-ary n-tree (fattree.cpp): k^n nodes, n levels, every
 		 * channel 1 cycle. */
-		snprintf(topo, sizeof topo, "fattree:k=%ld,n=%ld", k, nd);
+		snprintf(cv->topo, sizeof cv->topo, "fattree:k=%ld,n=%ld", k, nd);
 	} else if (!strcmp(tp, "dragonflynew")) {
 		/* dragonfly.cpp: k = p processors per router, n = 1, a = 2p
 		 * routers per group, h = p global ports, g = a*h + 1 groups. Its
 		 * _BuildNet sets local channels to 10 cycles and global ones to
 		 * 100; terminal channels keep BookSim's 1. */
 		if (nd != 1)
-			bs_warn(warn, path, bf, "n", "BookSim's dragonflynew supports n = 1 only", &unmapped);
-		snprintf(topo, sizeof topo, "dragonfly:a=%ld,p=%ld,h=%ld", 2 * k, k, k);
+			bs_warn(warn, path, bf, "n", "BookSim's dragonflynew supports n = 1 only", unmapped);
+		snprintf(cv->topo, sizeof cv->topo, "dragonfly:a=%ld,p=%ld,h=%ld", 2 * k, k, k);
 		static const char *const df_lat[3][3] = {
 			{"terminal_latency", "1", "BookSim's dragonflynew terminal channels are 1 cycle"},
 			{"local_latency", "10", "BookSim's dragonflynew local channels are 10 cycles"},
 			{"global_latency", "100", "BookSim's dragonflynew global channels are 100 cycles"},
 		};
-		for (int i = 0; i < 3; i++, n_lat++)
+		for (int i = 0; i < 3; i++, cv->n_lat++)
 			for (int j = 0; j < 3; j++)
-				lat[n_lat][j] = df_lat[i][j];
+				cv->lat[cv->n_lat][j] = df_lat[i][j];
 	} else if (!strcmp(tp, "flatfly")) {
 		/* flatfly_onchip.cpp: k routers per dimension, n dimensions, c
 		 * terminals per router: a HyperX with S = k in every dimension,
 		 * routers numbered as netloom's (dimension 0 fastest). */
-		int used = snprintf(topo, sizeof topo, "hyperx:s=");
+		int used = snprintf(cv->topo, sizeof cv->topo, "hyperx:s=");
 		for (long d = 0; d < nd; d++)
-			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
-		snprintf(topo + used, sizeof topo - (size_t)used, ",t=%ld", c);
-		NL_CHECK(bs_flatfly(path, warn, bf, k, nd, c, lat, &n_lat, &map, &n_map, &unmapped, err));
+			used += snprintf(cv->topo + used, sizeof cv->topo - (size_t)used, "%s%ld", d ? "x" : "", k);
+		snprintf(cv->topo + used, sizeof cv->topo - (size_t)used, ",t=%ld", c);
+		NL_CHECK(bs_flatfly(path, warn, bf, k, nd, c, cv->lat, &cv->n_lat, &cv->map, &cv->n_map, unmapped,
+				    err));
 	} else if (!strcmp(tp, "anynet")) {
-		bs_anynet(path, warn, bf, topo, sizeof topo, &unmapped);
+		bs_anynet(path, warn, bf, cv->topo, sizeof cv->topo, unmapped);
 	} else if (!strcmp(tp, "fly")) {
-		bs_fly(path, warn, bf, k, nd, topo, sizeof topo, &unmapped);
+		bs_fly(path, warn, bf, k, nd, cv->topo, sizeof cv->topo, unmapped);
 	} else if (!strcmp(tp, "cmesh")) {
-		bs_cmesh(path, warn, bf, k, nd, c, topo, sizeof topo, &chan, &unmapped);
+		bs_cmesh(path, warn, bf, k, nd, c, cv->topo, sizeof cv->topo, &cv->chan, unmapped);
 	} else {
-		bs_warn(warn, path, bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
+		bs_warn(warn, path, bf, "topology", "no netloom equivalent of this BookSim network yet", unmapped);
 	}
+	return 0;
+}
+
+/* BookSim's routing_function on its network as netloom's routing spec,
+ * or named with what BookSim does with it. */
+static void bs_conv_routing(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv, int *unmapped)
+{
+	const char *tp = cv->tp;
 	const char *rf = bs_get(bf, "routing_function");
 	const char *r = bs_routing(tp, rf);
 	if (!strcmp(rf, "none")) {
@@ -1447,133 +1476,160 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bool set = false;
 		for (int i = 0; i < bf->n; i++)
 			set |= !strcmp(bf->kv[i].key, "routing_function");
-		bs_routing_names(tp, k, names, sizeof names);
+		bs_routing_names(tp, cv->k, names, sizeof names);
 		snprintf(why, sizeof why,
 			 "%s: BookSim stops with 'Invalid routing function: none_%s'; set routing_function to %s%s",
 			 set ? "'none' is no BookSim routing function"
 			     : "not set, and BookSim's default is 'none', which is no routing function",
 			 tp, names[0] ? "one of " : "BookSim's routing function for this network",
 			 names);
-		bs_warn(warn, path, bf, "routing_function", why, &unmapped);
-	} else if (bs_valiant_torus_aborts(tp, rf, k))
+		bs_warn(warn, path, bf, "routing_function", why, unmapped);
+	} else if (bs_valiant_torus_aborts(tp, rf, cv->k))
 		bs_warn(warn, path, bf, "routing_function",
 			"BookSim's valiant_torus aborts on a torus with k >= 4 (routefunc.cpp:1391: assertion 'ring_part == 1' failed: dor_next_torus leaves ring_part unset on a hop that continues in the same dimension); valiant on a mesh runs",
-			&unmapped);
+			unmapped);
 	else if (r)
-		snprintf(route, sizeof route, "%s", r);
+		snprintf(cv->route, sizeof cv->route, "%s", r);
 	else if (!strcmp(tp, "cmesh") && (!strcmp(rf, "dor") || !strcmp(rf, "xy_yx")))
 		bs_warn(warn, path, bf, "routing_function",
 			"BookSim's dor_cmesh and xy_yx_cmesh take the express channels between edge routers, which netloom's cmesh does not build (use dor_no_express or xy_yx_no_express)",
-			&unmapped);
+			unmapped);
 	else if (!strcmp(tp, "torus") && !strcmp(rf, "dor"))
 		bs_warn(warn, path, bf, "routing_function",
 			"BookSim exits: 'Invalid routing function: dor_torus' (it has dor_mesh only); dim_order is dimension order on a torus",
-			&unmapped);
+			unmapped);
 	else
 		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",
-			&unmapped);
-	if (strcmp(bs_get(bf, "router"), "iq"))
-		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
-	char traffic_why[256];
-	struct bs_pattern pat;
-	bs_pattern_read(bf, bs_get(bf, "traffic"), &pat);
-	snprintf(traffic_why, sizeof traffic_why, "%s", pat.why);
-	bool traffic_ok = !pat.why[0] && bs_traffic(pat.name, map, n_map, traffic, sizeof traffic, traffic_why,
-						    sizeof traffic_why);
-	if (traffic_ok && !strcmp(traffic, "randperm") && pat.perm_seed)
-		snprintf(traffic, sizeof traffic, "randperm:perm_seed=%ld", pat.perm_seed);
-	/* BookSim's tornado and neighbor (traffic.cpp) step the n digits of
-	 * the node id in base xr * k, from their arguments or the config's k,
-	 * n and xr keys, whatever the network. netloom's step router
-	 * coordinates on a torus, mesh or cmesh and the endpoint ring
-	 * elsewhere: the same destinations only on a torus or mesh (one node
-	 * per router: BookSim's KNCube ignores c) with the network's k and n
-	 * and xr = 1. netloom's patterns take no k, n or xr of their own. */
-	if (traffic_ok && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
-		long xr = pat.dig[2];
-		bool grid = !strcmp(tp, "torus") || !strcmp(tp, "mesh");
-		char why[320];
-		if (!strcmp(tp, "anynet"))
-			snprintf(why, sizeof why, "%s",
-				 "BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
-				 "netloom's, on a graph without coordinates, step along the endpoint ring");
-		else if (!strcmp(tp, "cmesh"))
-			snprintf(why, sizeof why, "%s",
-				 "BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations");
-		else if (!grid)
-			snprintf(why, sizeof why,
-				 "BookSim's tornado and neighbor step %ld digits of the node id in base %ld (n, k and xr) on any network; on its %s that is not netloom's pattern (netloom steps along the endpoint ring there)",
-				 pat.dig[1], xr * pat.dig[0], tp);
-		else if (pat.dig[0] != k)
-			snprintf(why, sizeof why,
-				 "its argument '%s' is k = %ld: BookSim steps digits of the node id in base xr * k = %ld, netloom's %s the %s's coordinates in base k = %ld (it takes no k of its own)",
-				 pat.dig_arg[0], pat.dig[0], xr * pat.dig[0], traffic, tp, k);
-		else if (pat.dig[1] != nd)
-			snprintf(why, sizeof why,
-				 "its argument '%s' is n = %ld: BookSim steps %ld digits of the node id, netloom's %s all %ld coordinates of the %s (it takes no n of its own)",
-				 pat.dig_arg[1], pat.dig[1], pat.dig[1], traffic, nd, tp);
-		else if (xr != 1)
-			snprintf(why, sizeof why,
-				 "%s%s%sBookSim's tornado and neighbor step digits of the node id in base xr * k = %ld, netloom's the %s's coordinates in base k = %ld",
-				 pat.dig_arg[2][0] ? "its argument '" : "", pat.dig_arg[2], pat.dig_arg[2][0] ? "' is xr: " : "",
-				 xr * k, tp, k);
-		if (!grid || pat.dig[0] != k || pat.dig[1] != nd || xr != 1) {
-			bs_warn(warn, path, bf, "traffic", why, &unmapped);
-			traffic[0] = '\0';
-		}
-	}
-	bool map_used = map != NULL;
-	free(map);
-	long n_vcs = strtol(bs_get(bf, "num_vcs"), NULL, 10);
-	char route_note[512] = "";
-	bs_check(path, warn, bf, topo, route, sizeof route, traffic_ok ? traffic : NULL,
-		 n_vcs >= 1 && n_vcs <= 255 ? n_vcs : 16, route_note, sizeof route_note, &unmapped);
-	/* Per-link latencies describe the network they came with: a topology
-	 * left out takes them with it, as it takes its routing function.
-	 * Written for netloom's default network instead, they made the file
-	 * one that does not run (a dragonflynew of k = 0: 'local_latency':
-	 * torus has one class of links, exit 2), where a key left out is
-	 * status 3. So does a torus's or cmesh's channel length from
-	 * use_noc_latency (2 cycles): not written (0) for another network. */
-	if (!topo[0]) {
-		for (int i = 0; i < n_lat; i++) {
-			char why[320];
-			snprintf(why, sizeof why, "%s: left out with the topology", lat[i][2]);
-			bs_warn(warn, path, bf, lat[i][0], why, &unmapped);
-		}
-		n_lat = 0;
-		if (chan != 1) {
-			char why[320];
-			snprintf(why, sizeof why, "BookSim's %s channels with use_noc_latency = 1 are %ld cycles "
-				 "(channel_latency = %ld): left out with the topology", tp, chan, chan);
-			bs_warn(warn, path, bf, "use_noc_latency", why, &unmapped);
-			chan = 0;
-		}
-	}
+			unmapped);
+}
 
+/* BookSim's tornado and neighbor (traffic.cpp) step the n digits of the
+ * node id in base xr * k, from their arguments or the config's k, n and
+ * xr keys, whatever the network. netloom's step router coordinates on a
+ * torus, mesh or cmesh and the endpoint ring elsewhere: the same
+ * destinations only on a torus or mesh (one node per router: BookSim's
+ * KNCube ignores c) with the network's k and n and xr = 1. netloom's
+ * patterns take no k, n or xr of their own. Anything else is named and
+ * the pattern left out. */
+static void bs_conv_digit_pattern(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv,
+				  int *unmapped)
+{
+	const struct bs_pattern *pat = &cv->pat;
+	const char *tp = cv->tp, *traffic = cv->traffic;
+	const long k = cv->k, nd = cv->nd, xr = pat->dig[2];
+	bool grid = !strcmp(tp, "torus") || !strcmp(tp, "mesh");
+	char why[320];
+	if (!strcmp(tp, "anynet"))
+		snprintf(why, sizeof why, "%s",
+			 "BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
+			 "netloom's, on a graph without coordinates, step along the endpoint ring");
+	else if (!strcmp(tp, "cmesh"))
+		snprintf(why, sizeof why, "%s",
+			 "BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations");
+	else if (!grid)
+		snprintf(why, sizeof why,
+			 "BookSim's tornado and neighbor step %ld digits of the node id in base %ld (n, k and xr) on any network; on its %s that is not netloom's pattern (netloom steps along the endpoint ring there)",
+			 pat->dig[1], xr * pat->dig[0], tp);
+	else if (pat->dig[0] != k)
+		snprintf(why, sizeof why,
+			 "its argument '%s' is k = %ld: BookSim steps digits of the node id in base xr * k = %ld, netloom's %s the %s's coordinates in base k = %ld (it takes no k of its own)",
+			 pat->dig_arg[0], pat->dig[0], xr * pat->dig[0], traffic, tp, k);
+	else if (pat->dig[1] != nd)
+		snprintf(why, sizeof why,
+			 "its argument '%s' is n = %ld: BookSim steps %ld digits of the node id, netloom's %s all %ld coordinates of the %s (it takes no n of its own)",
+			 pat->dig_arg[1], pat->dig[1], pat->dig[1], traffic, nd, tp);
+	else if (xr != 1)
+		snprintf(why, sizeof why,
+			 "%s%s%sBookSim's tornado and neighbor step digits of the node id in base xr * k = %ld, netloom's the %s's coordinates in base k = %ld",
+			 pat->dig_arg[2][0] ? "its argument '" : "", pat->dig_arg[2],
+			 pat->dig_arg[2][0] ? "' is xr: " : "", xr * k, tp, k);
+	if (!grid || pat->dig[0] != k || pat->dig[1] != nd || xr != 1) {
+		bs_warn(warn, path, bf, "traffic", why, unmapped);
+		cv->traffic[0] = '\0';
+	}
+}
+
+/* BookSim's traffic value as netloom's pattern (over flatfly's
+ * renumbering, when there is one), or why it is not mapped. */
+static void bs_conv_traffic(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv, int *unmapped)
+{
+	bs_pattern_read(bf, bs_get(bf, "traffic"), &cv->pat);
+	snprintf(cv->traffic_why, sizeof cv->traffic_why, "%s", cv->pat.why);
+	cv->traffic_ok = !cv->pat.why[0] && bs_traffic(cv->pat.name, cv->map, cv->n_map, cv->traffic,
+						       sizeof cv->traffic, cv->traffic_why, sizeof cv->traffic_why);
+	if (cv->traffic_ok && !strcmp(cv->traffic, "randperm") && cv->pat.perm_seed)
+		snprintf(cv->traffic, sizeof cv->traffic, "randperm:perm_seed=%ld", cv->pat.perm_seed);
+	if (cv->traffic_ok && (!strcmp(cv->traffic, "tornado") || !strcmp(cv->traffic, "neighbor")))
+		bs_conv_digit_pattern(path, warn, bf, cv, unmapped);
+}
+
+/* Build the network, routing function and pattern decided (bs_check),
+ * over BookSim's num_vcs (16, its default, for a count netloom refuses:
+ * bs_put names that one). */
+static void bs_conv_check(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv, int *unmapped)
+{
+	long n_vcs = strtol(bs_get(bf, "num_vcs"), NULL, 10);
+	bs_check(path, warn, bf, cv->topo, cv->route, sizeof cv->route, cv->traffic_ok ? cv->traffic : NULL,
+		 n_vcs >= 1 && n_vcs <= 255 ? n_vcs : 16, cv->route_note, sizeof cv->route_note, unmapped);
+}
+
+/* Per-link latencies describe the network they came with: a topology
+ * left out takes them with it, as it takes its routing function.
+ * Written for netloom's default network instead, they made the file
+ * one that does not run (a dragonflynew of k = 0: 'local_latency':
+ * torus has one class of links, exit 2), where a key left out is
+ * status 3. So does a torus's or cmesh's channel length from
+ * use_noc_latency (2 cycles): not written (0) for another network. */
+static void bs_conv_drop_latencies(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv,
+				   int *unmapped)
+{
+	if (cv->topo[0])
+		return;
+	for (int i = 0; i < cv->n_lat; i++) {
+		char why[320];
+		snprintf(why, sizeof why, "%s: left out with the topology", cv->lat[i][2]);
+		bs_warn(warn, path, bf, cv->lat[i][0], why, unmapped);
+	}
+	cv->n_lat = 0;
+	if (cv->chan != 1) {
+		char why[320];
+		snprintf(why, sizeof why, "BookSim's %s channels with use_noc_latency = 1 are %ld cycles "
+			 "(channel_latency = %ld): left out with the topology", cv->tp, cv->chan, cv->chan);
+		bs_warn(warn, path, bf, "use_noc_latency", why, unmapped);
+		cv->chan = 0;
+	}
+}
+
+/* The INI's opening comment and its [network] section. */
+static void bs_write_network(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const struct bs_conv *cv,
+			     int *unmapped)
+{
 	fprintf(out, "; netloom configuration converted from the BookSim2 config %s\n", path);
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");
 	fprintf(out, "[network]\n");
-	if (topo[0]) {
-		fputs(topo_note, out);
-		bs_put(out, warn, path, bf, "topology", topo, NULL, &unmapped);
+	if (cv->topo[0]) {
+		fputs(cv->topo_note, out);
+		bs_put(out, warn, path, bf, "topology", cv->topo, NULL, unmapped);
 	} else {
-		bs_note_left_out(out, bf, "topology", tp, NULL);
+		bs_note_left_out(out, bf, "topology", cv->tp, NULL);
 	}
-	fputs(route_note, out);
-	if (route[0])
-		bs_put(out, warn, path, bf, "routing_function", route, NULL, &unmapped);
+	fputs(cv->route_note, out);
+	if (cv->route[0])
+		bs_put(out, warn, path, bf, "routing_function", cv->route, NULL, unmapped);
 	char num[64];
-	snprintf(num, sizeof num, "%ld", chan);
-	if (chan)
-		bs_put(out, warn, path, bf, "channel_latency", num, NULL, &unmapped);
+	snprintf(num, sizeof num, "%ld", cv->chan);
+	if (cv->chan)
+		bs_put(out, warn, path, bf, "channel_latency", num, NULL, unmapped);
 	/* Per-link latencies: a netloom without these keys refuses them here
 	 * (unknown key), so BookSim's 10/100-cycle links never silently
 	 * become 1-cycle ones. */
-	for (int i = 0; i < n_lat; i++)
-		bs_put(out, warn, path, bf, lat[i][0], lat[i][1], lat[i][2], &unmapped);
+	for (int i = 0; i < cv->n_lat; i++)
+		bs_put(out, warn, path, bf, cv->lat[i][0], cv->lat[i][1], cv->lat[i][2], unmapped);
+}
 
-	/* [router]: same names, same meaning. */
+/* [router]: same names, same meaning. */
+static void bs_write_router(FILE *out, FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
+{
 	static const char *const router_keys[] = {
 		"num_vcs", "vc_buf_size", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_prepare_delay",
 		"st_final_delay", "credit_delay", "internal_speedup", "input_speedup", "output_speedup",
@@ -1581,7 +1637,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	fprintf(out, "\n[router]\n");
 	for (int i = 0; router_keys[i]; i++) {
 		if (!strcmp(router_keys[i], "vc_allocator")) { /* with sw_allocator and alloc_iters */
-			bs_allocators(out, warn, path, bf, &unmapped);
+			bs_allocators(out, warn, path, bf, unmapped);
 			continue;
 		}
 		const char *v = bs_get(bf, router_keys[i]);
@@ -1592,37 +1648,42 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 				 "as two requests reach a router's %s allocator within %s - 1 cycles, at any but the lightest load",
 				 router_keys[i][0] == 'v' ? 783 : 1641, router_keys[i][0] == 'v' ? "VC" : "switch",
 				 router_keys[i]);
-			bs_warn(warn, path, bf, router_keys[i], why, &unmapped);
+			bs_warn(warn, path, bf, router_keys[i], why, unmapped);
 			bs_note_left_out(out, bf, router_keys[i], v, NULL);
 			continue;
 		}
 		/* routing_delay = 0 (lookahead routing) maps as is (issue 11 part 2). */
-		bs_put(out, warn, path, bf, router_keys[i], v, NULL, &unmapped);
+		bs_put(out, warn, path, bf, router_keys[i], v, NULL, unmapped);
 	}
 	/* ... with BookSim's timing: a head's route at the next router decided
 	 * as it leaves this one (docs/engine.md, "Lookahead routing"). */
 	if (strtol(bs_get(bf, "routing_delay"), NULL, 10) == 0)
 		bs_put(out, warn, path, bf, "lookahead_decide", "upstream",
 		       "routing_delay = 0: BookSim computes the next router's route as a head wins this router's switch",
-		       &unmapped);
+		       unmapped);
+}
 
-	/* [traffic]: injection rates are flits in netloom. */
+/* [traffic]: the pattern decided, the packet size, and the injection
+ * rate, which is in flits in netloom. */
+static void bs_write_traffic(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const struct bs_conv *cv,
+			     int *unmapped)
+{
 	fprintf(out, "\n[traffic]\n");
-	if (traffic[0]) {
-		fputs(pat.note, out);
-		bs_put(out, warn, path, bf, "traffic", traffic, NULL, &unmapped);
-	}
-	else if (bs_multi(bf, "traffic"))
-		; /* named by bs_vectors */
-	else if (!traffic_ok && traffic_why[0])
-		bs_warn(warn, path, bf, "traffic", traffic_why, &unmapped);
-	else if (!traffic_ok && map_used)
+	if (cv->traffic[0]) {
+		fputs(cv->pat.note, out);
+		bs_put(out, warn, path, bf, "traffic", cv->traffic, NULL, unmapped);
+	} else if (bs_multi(bf, "traffic")) {
+		/* named by bs_vectors */
+	} else if (!cv->traffic_ok && cv->traffic_why[0]) {
+		bs_warn(warn, path, bf, "traffic", cv->traffic_why, unmapped);
+	} else if (!cv->traffic_ok && cv->map_used) {
 		bs_warn(warn, path, bf, "traffic",
 			"BookSim's flatfly numbers terminals mesh-style (x, xr, yr), netloom's HyperX router by router: only uniform, randperm, hotspot (renumbered) and bitcomp (with x, xr, yr powers of two) keep their meaning",
-			&unmapped);
-	else if (!traffic_ok)
-		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", &unmapped);
-	if (!traffic[0])
+			unmapped);
+	} else if (!cv->traffic_ok) {
+		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", unmapped);
+	}
+	if (!cv->traffic[0])
 		bs_note_left_out(out, bf, "traffic", bs_get(bf, "traffic"), NULL);
 	double rate;
 	const bool rate_ok = bs_number(bs_get(bf, "injection_rate"), &rate);
@@ -1632,34 +1693,44 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bs_note_left_out(out, bf, "packet_size", ps, NULL); /* named by bs_vectors */
 	} else if (ps[0] == '{') {
 		bs_warn(warn, path, bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
-			&unmapped);
+			unmapped);
 		bs_note_left_out(out, bf, "packet_size", ps, NULL);
-	} else
-		ps_mapped = bs_put(out, warn, path, bf, "packet_size", ps, NULL, &unmapped);
-	bs_put_rate(out, warn, path, bf, rate_ok, rate, ps, ps_mapped, &unmapped);
+	} else {
+		ps_mapped = bs_put(out, warn, path, bf, "packet_size", ps, NULL, unmapped);
+	}
+	bs_put_rate(out, warn, path, bf, rate_ok, rate, ps, ps_mapped, unmapped);
 	if (!bs_multi(bf, "injection_process") && strcmp(bs_get(bf, "injection_process"), "bernoulli"))
-		bs_warn(warn, path, bf, "injection_process", "only bernoulli is modelled", &unmapped);
+		bs_warn(warn, path, bf, "injection_process", "only bernoulli is modelled", unmapped);
+}
 
+/* [simulation]: the measurement's keys and the seed. */
+static void bs_write_simulation(FILE *out, FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
+{
 	fprintf(out, "\n[simulation]\n");
 	static const char *const sim_keys[] = {"sim_type", "warmup_periods", "sample_period", "max_samples",
 					       "latency_thres", "warmup_thres", "acc_warmup_thres", "stopping_thres",
 					       "acc_stopping_thres", NULL};
 	for (int i = 0; sim_keys[i]; i++)
 		if (strstr(sim_keys[i], "_thres"))
-			bs_put_thres(out, warn, path, bf, sim_keys[i], &unmapped);
+			bs_put_thres(out, warn, path, bf, sim_keys[i], unmapped);
 		else
-			bs_put(out, warn, path, bf, sim_keys[i], bs_get(bf, sim_keys[i]), NULL, &unmapped);
+			bs_put(out, warn, path, bf, sim_keys[i], bs_get(bf, sim_keys[i]), NULL, unmapped);
 	const char *seed = bs_get(bf, "seed");
 	if (!strcmp(seed, "time"))
-		bs_warn(warn, path, bf, "seed", "'time' seeds are not reproducible; using 0", &unmapped);
+		bs_warn(warn, path, bf, "seed", "'time' seeds are not reproducible; using 0", unmapped);
 	else
-		bs_put(out, warn, path, bf, "seed", seed, NULL, &unmapped);
+		bs_put(out, warn, path, bf, "seed", seed, NULL, unmapped);
+}
 
-	/* Everything the file set that nothing above consumed. */
+/* Everything the file set that nothing above consumed: named, unless it
+ * is cosmetic, holds BookSim's default for a key netloom does not model,
+ * or is one BookSim itself ignores with these settings. */
+static void bs_sweep_leftovers(FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
+{
 	bool read_write = strtol(bs_get(bf, "use_read_write"), NULL, 10) != 0;
 	if (read_write)
 		bs_warn(warn, path, bf, "use_read_write", "read/write request-reply traffic is not modelled",
-			&unmapped);
+			unmapped);
 	for (int i = 0; i < bf->n; i++) {
 		struct bs_kv *kv = &bf->kv[i];
 		if (kv->used)
@@ -1695,13 +1766,42 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			fprintf(warn, "%s:%d: cannot map '%s = %s': not a BookSim key (BookSim stops on it)%s%s%s\n",
 				path, kv->line, kv->key, kv->val, near ? "; did you mean '" : "", near ? near : "",
 				near ? "'?" : "");
-			unmapped++;
+			(*unmapped)++;
 		} else if (!fine) {
 			fprintf(warn, "%s:%d: cannot map '%s = %s': not modelled by netloom\n", path, kv->line,
 				kv->key, kv->val);
-			unmapped++;
+			(*unmapped)++;
 		}
 	}
+}
+
+/* The conversion over a caller-provided bs_file (190 KB: on the heap, not
+ * the stack, and not static: the API is reentrant, no mutable globals).
+ * Returns how many keys it named, or a negative error. */
+static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *bf, struct nl_err *err)
+{
+	int unmapped = 0;
+	struct bs_conv cv = {0};
+
+	NL_CHECK(bs_read(path, bf, err));
+	bs_vectors(warn, path, bf, &unmapped);
+	NL_CHECK(bs_conv_network(path, warn, bf, &cv, &unmapped, err));
+	bs_conv_routing(path, warn, bf, &cv, &unmapped);
+	if (strcmp(bs_get(bf, "router"), "iq"))
+		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
+	bs_conv_traffic(path, warn, bf, &cv, &unmapped);
+	/* The renumbering served the pattern alone. */
+	cv.map_used = cv.map != NULL;
+	free(cv.map);
+	cv.map = NULL;
+	bs_conv_check(path, warn, bf, &cv, &unmapped);
+	bs_conv_drop_latencies(path, warn, bf, &cv, &unmapped);
+
+	bs_write_network(out, warn, path, bf, &cv, &unmapped);
+	bs_write_router(out, warn, path, bf, &unmapped);
+	bs_write_traffic(out, warn, path, bf, &cv, &unmapped);
+	bs_write_simulation(out, warn, path, bf, &unmapped);
+	bs_sweep_leftovers(warn, path, bf, &unmapped);
 	return unmapped;
 }
 
