@@ -336,97 +336,111 @@ static int unpack_entry(int fd, const char *bundle, const char *dir, const struc
 	return rc;
 }
 
-int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_out, size_t *n_names,
-			bool *is_unwritten, struct nl_err *err)
-{
-	uint8_t hdr[BUNDLE_HDR], tr[BUNDLE_TRAILER];
-	struct bentry *ents = NULL;
-	uint8_t *cidx = NULL, *idx = NULL, *in = NULL, *out = NULL;
-	const char **sorted = NULL;
-	char **made = NULL; /* dir/name of the entries, registered while dir is a made one */
-	ZSTD_DCtx *dc = NULL;
-	struct stat st;
-	uint32_t n = 0, n_done = 0, n_made = 0; /* n_done: entries restored in dir; n_made: names in made */
-	bool is_dir_made = false;
-	int rc = 0;
+/* trace_bundle_unpack's phases, in the order it runs them; each returns 0
+ * or a negative error with its message, and unpack_release undoes and
+ * frees what the call did, once, whichever phase failed. */
 
-	if (names_out)
-		*names_out = NULL;
-	if (n_names)
-		*n_names = 0;
-	NL_CHECK(nl_input_named(bundle_path, "netloom bundle", NL_ENOTFOUND, err));
-	int fd = trace_open_regular(bundle_path, "netloom bundle", &st, err);
-	if (fd < 0)
-		return fd;
-	if ((uint64_t)st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
-	    trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
+/* One trace_bundle_unpack call: the bundle, its index, what was restored. */
+struct unpack {
+	const char *bundle;	/* its path, for messages */
+	int fd;
+	struct stat st;		/* the bundle's, to find it among DIR's entries */
+	uint32_t n;		/* entries, from the header */
+	uint64_t ioff, ilen;	/* the compressed index's offset and length, from the trailer */
+	uint64_t ihash;		/* its XXH64, from the trailer */
+	uint8_t *cidx, *idx;	/* the index, compressed and not */
+	size_t idx_len;		/* idx's bytes */
+	struct bentry *ents;	/* n entries; names owned until unpack_detach_names */
+	char **made;		/* dir/name of the entries, registered while DIR is a made one */
+	uint32_t n_done;	/* entries restored in DIR */
+	uint32_t n_made;	/* names in made */
+	bool is_dir_made;	/* DIR was made here (out_staged_mkdir) */
+	uint8_t *in, *out;	/* one chunk of an entry, compressed and not */
+	size_t out_cap;		/* out's bytes */
+	ZSTD_DCtx *dc;
+};
+
+/* The header: magic, version, hash; u->n gets its entry count. */
+static int unpack_check_header(struct unpack *u, struct nl_err *err)
+{
+	uint8_t hdr[BUNDLE_HDR];
+	if ((uint64_t)u->st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
+	    trace_pread_full(u->fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
 		/* A trace archive, the likely slip (pack and unpack take both): named
 		 * as one, as the trace commands name a bundle. */
-		if ((uint64_t)st.st_size >= 8 && !trace_pread_full(fd, hdr, 8, 0) && !memcmp(hdr, TRACE_MAGIC, 8))
-			rc = nl_errf(err, NL_EINVAL,
-				     "%s: a netloom trace archive, not a bundle: expected a bundle that 'netloom "
-				     "trace pack' wrote; an archive is read as it is, with nothing to unpack",
-				     bundle_path);
-		else
-			rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
-				     bundle_path);
-		goto out;
+		if ((uint64_t)u->st.st_size >= 8 && !trace_pread_full(u->fd, hdr, 8, 0) && !memcmp(hdr, TRACE_MAGIC, 8))
+			return nl_errf(err, NL_EINVAL,
+				       "%s: a netloom trace archive, not a bundle: expected a bundle that 'netloom "
+				       "trace pack' wrote; an archive is read as it is, with nothing to unpack",
+				       u->bundle);
+		return nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
+			       u->bundle);
 	}
-	if (trace_get_u32(hdr + 8) != BUNDLE_VERSION) {
-		rc = nl_errf(err, NL_EUNSUPPORTED, "%s: offset 8: unsupported bundle version %u (this netloom reads %u)",
-			     bundle_path, trace_get_u32(hdr + 8), BUNDLE_VERSION);
-		goto out;
-	}
-	if (trace_get_u64(hdr + 24) != trace_xxh64(hdr, 24, 0)) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset 24: header hash mismatch", bundle_path);
-		goto out;
-	}
-	n = trace_get_u32(hdr + 12);
-	uint64_t size = (uint64_t)st.st_size;
-	if (trace_pread_full(fd, tr, sizeof tr, size - BUNDLE_TRAILER) || memcmp(tr, BUNDLE_END_MAGIC, 8)) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: bad trailer (bundle truncated?)", bundle_path,
-			     (unsigned long long)(size - BUNDLE_TRAILER));
-		goto out;
-	}
-	uint64_t ioff = trace_get_u64(tr + 8), ilen = trace_get_u64(tr + 16);
+	if (trace_get_u32(hdr + 8) != BUNDLE_VERSION)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "%s: offset 8: unsupported bundle version %u (this netloom reads %u)", u->bundle,
+			       trace_get_u32(hdr + 8), BUNDLE_VERSION);
+	if (trace_get_u64(hdr + 24) != trace_xxh64(hdr, 24, 0))
+		return nl_errf(err, NL_ECORRUPT, "%s: offset 24: header hash mismatch", u->bundle);
+	u->n = trace_get_u32(hdr + 12);
+	return 0;
+}
+
+/* The trailer: where the index lies, and its hash. */
+static int unpack_check_trailer(struct unpack *u, struct nl_err *err)
+{
+	uint8_t tr[BUNDLE_TRAILER];
+	const uint64_t size = (uint64_t)u->st.st_size;
+	if (trace_pread_full(u->fd, tr, sizeof tr, size - BUNDLE_TRAILER) || memcmp(tr, BUNDLE_END_MAGIC, 8))
+		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: bad trailer (bundle truncated?)", u->bundle,
+			       (unsigned long long)(size - BUNDLE_TRAILER));
+	u->ioff = trace_get_u64(tr + 8);
+	u->ilen = trace_get_u64(tr + 16);
+	u->ihash = trace_get_u64(tr + 24);
 	/* ioff and ilen come from the file: compared without adding them, so a
 	 * value near 2^64 cannot wrap to the expected sum. */
-	if (!n || n > BUNDLE_MAX_ENTRIES || ioff < BUNDLE_HDR || ioff > size - BUNDLE_TRAILER ||
-	    ilen != size - BUNDLE_TRAILER - ioff) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: trailer fields out of range", bundle_path,
-			     (unsigned long long)(size - BUNDLE_TRAILER));
-		goto out;
-	}
-	cidx = malloc(ilen ? ilen : 1);
-	if (!cidx || trace_pread_full(fd, cidx, ilen, ioff)) {
-		rc = nl_errf(err, NL_EIO, "%s: cannot read the index", bundle_path);
-		goto out;
-	}
-	if (trace_xxh64(cidx, ilen, 0) != trace_get_u64(tr + 24)) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index hash mismatch", bundle_path,
-			     (unsigned long long)ioff);
-		goto out;
-	}
-	unsigned long long ilen_raw = ZSTD_getFrameContentSize(cidx, ilen);
-	if (ilen_raw == ZSTD_CONTENTSIZE_ERROR || ilen_raw == ZSTD_CONTENTSIZE_UNKNOWN || ilen_raw > (64u << 20)) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index is not a zstd frame", bundle_path,
-			     (unsigned long long)ioff);
-		goto out;
-	}
-	idx = malloc(ilen_raw ? ilen_raw : 1);
-	ents = calloc(n, sizeof *ents);
-	if (!idx || !ents) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		goto out;
-	}
-	size_t d = ZSTD_decompress(idx, ilen_raw, cidx, ilen);
-	if (ZSTD_isError(d) || d != ilen_raw) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index does not decompress", bundle_path,
-			     (unsigned long long)ioff);
-		goto out;
-	}
+	if (!u->n || u->n > BUNDLE_MAX_ENTRIES || u->ioff < BUNDLE_HDR || u->ioff > size - BUNDLE_TRAILER ||
+	    u->ilen != size - BUNDLE_TRAILER - u->ioff)
+		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: trailer fields out of range", u->bundle,
+			       (unsigned long long)(size - BUNDLE_TRAILER));
+	return 0;
+}
+
+/* The index read, checked against its hash and decompressed into u->idx;
+ * room for its u->n entries. */
+static int unpack_read_index(struct unpack *u, struct nl_err *err)
+{
+	u->cidx = malloc(u->ilen ? u->ilen : 1);
+	if (!u->cidx || trace_pread_full(u->fd, u->cidx, u->ilen, u->ioff))
+		return nl_errf(err, NL_EIO, "%s: cannot read the index", u->bundle);
+	if (trace_xxh64(u->cidx, u->ilen, 0) != u->ihash)
+		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index hash mismatch", u->bundle,
+			       (unsigned long long)u->ioff);
+	unsigned long long ilen_raw = ZSTD_getFrameContentSize(u->cidx, u->ilen);
+	if (ilen_raw == ZSTD_CONTENTSIZE_ERROR || ilen_raw == ZSTD_CONTENTSIZE_UNKNOWN || ilen_raw > (64u << 20))
+		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index is not a zstd frame", u->bundle,
+			       (unsigned long long)u->ioff);
+	u->idx = malloc(ilen_raw ? ilen_raw : 1);
+	u->ents = calloc(u->n, sizeof *u->ents);
+	if (!u->idx || !u->ents)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	size_t d = ZSTD_decompress(u->idx, ilen_raw, u->cidx, u->ilen);
+	if (ZSTD_isError(d) || d != ilen_raw)
+		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index does not decompress", u->bundle,
+			       (unsigned long long)u->ioff);
+	u->idx_len = d;
+	return 0;
+}
+
+/* The index's entries (kind, name, size, hash, offset, compressed
+ * length), each within the entry data, and nothing after them. */
+static int unpack_parse_index(struct unpack *u, struct nl_err *err)
+{
+	const uint8_t *idx = u->idx;
+	const size_t d = u->idx_len;
 	size_t pos = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < u->n; i++) {
+		struct bentry *e = &u->ents[i];
 		uint64_t v[6];
 		size_t k;
 		bool bad = false;
@@ -437,15 +451,13 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		bad |= !k || v[1] > d - pos - k;
 		pos += k;
 		if (!bad) {
-			ents[i].name = malloc(v[1] + 1);
-			if (!ents[i].name) {
-				rc = nl_errf(err, NL_ENOMEM, "out of memory");
-				goto out;
-			}
-			memcpy(ents[i].name, idx + pos, v[1]);
-			ents[i].name[v[1]] = '\0';
+			e->name = malloc(v[1] + 1);
+			if (!e->name)
+				return nl_errf(err, NL_ENOMEM, "out of memory");
+			memcpy(e->name, idx + pos, v[1]);
+			e->name[v[1]] = '\0';
 			pos += v[1];
-			bad |= strlen(ents[i].name) != v[1] || !name_ok(ents[i].name);
+			bad |= strlen(e->name) != v[1] || !name_ok(e->name);
 		}
 		k = bad ? 0 : trace_varint_get(idx + pos, d - pos, &v[2]);
 		bad |= !k || d - pos - k < 8;
@@ -460,138 +472,178 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		k = bad ? 0 : trace_varint_get(idx + pos, d - pos, &v[5]);
 		bad |= !k;
 		pos += k;
-		if (bad || v[0] > BUNDLE_CONFIG || v[4] < BUNDLE_HDR || v[5] > ioff || v[4] > ioff - v[5]) {
-			rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index entry %u malformed", bundle_path,
-				     (unsigned long long)ioff, i);
-			goto out;
-		}
-		ents[i].kind = (uint32_t)v[0];
-		ents[i].size = v[2];
-		ents[i].hash = v[3];
-		ents[i].offset = v[4];
-		ents[i].comp_len = v[5];
+		if (bad || v[0] > BUNDLE_CONFIG || v[4] < BUNDLE_HDR || v[5] > u->ioff || v[4] > u->ioff - v[5])
+			return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index entry %u malformed", u->bundle,
+				       (unsigned long long)u->ioff, i);
+		e->kind = (uint32_t)v[0];
+		e->size = v[2];
+		e->hash = v[3];
+		e->offset = v[4];
+		e->comp_len = v[5];
 	}
-	if (pos != d) {
-		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index has trailing bytes", bundle_path,
-			     (unsigned long long)ioff);
-		goto out;
-	}
-	/* Names are unique: sorted, so n up to BUNDLE_MAX_ENTRIES costs
-	 * O(n log n), not the O(n^2) of comparing every pair. */
-	sorted = malloc(n * sizeof *sorted);
-	if (!sorted) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		sorted[i] = ents[i].name;
-	qsort(sorted, n, sizeof *sorted, cmp_name);
-	for (uint32_t i = 1; i < n; i++)
-		if (!strcmp(sorted[i - 1], sorted[i])) {
-			rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", bundle_path, sorted[i]);
-			goto out;
-		}
-	/* An entry restored onto the bundle itself (an entry of its name in
-	 * DIR, or a link there to it) would replace it as it is read: found
-	 * before anything is made, as a command's output naming its input. */
-	for (uint32_t i = 0; i < n; i++) {
+	if (pos != d)
+		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index has trailing bytes", u->bundle,
+			       (unsigned long long)u->ioff);
+	return 0;
+}
+
+/* Names are unique: sorted, so n up to BUNDLE_MAX_ENTRIES costs
+ * O(n log n), not the O(n^2) of comparing every pair. */
+static int unpack_check_names(const struct unpack *u, struct nl_err *err)
+{
+	const char **sorted = malloc(u->n * sizeof *sorted);
+	if (!sorted)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < u->n; i++)
+		sorted[i] = u->ents[i].name;
+	qsort(sorted, u->n, sizeof *sorted, cmp_name);
+	int rc = 0;
+	for (uint32_t i = 1; i < u->n && !rc; i++)
+		if (!strcmp(sorted[i - 1], sorted[i]))
+			rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", u->bundle, sorted[i]);
+	free(sorted);
+	return rc;
+}
+
+/* An entry restored onto the bundle itself (an entry of its name in DIR,
+ * or a link there to it) would replace it as it is read: found before
+ * anything is made, as a command's output naming its input. */
+static int unpack_check_not_self(const struct unpack *u, const char *dir, struct nl_err *err)
+{
+	for (uint32_t i = 0; i < u->n; i++) {
 		struct stat est;
-		char *path = join_path(dir, ents[i].name);
-		if (!path) {
-			rc = nl_errf(err, NL_ENOMEM, "out of memory");
-			goto out;
-		}
-		bool same = stat(path, &est) == 0 && est.st_dev == st.st_dev && est.st_ino == st.st_ino;
+		char *path = join_path(dir, u->ents[i].name);
+		if (!path)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		bool same = stat(path, &est) == 0 && est.st_dev == u->st.st_dev && est.st_ino == u->st.st_ino;
+		int rc = 0;
 		if (same)
 			rc = nl_errf(err, NL_EINVAL,
 				     "%s: entry '%s': '%s' is the bundle itself, which it would replace; expected another DIR",
-				     bundle_path, ents[i].name, path);
+				     u->bundle, u->ents[i].name, path);
 		free(path);
 		if (rc)
-			goto out;
+			return rc;
 	}
-	/* Not trace_out_rc: nothing is written yet, and a DIR that cannot
-	 * be made is a bad argument (the CLI checks it before the work). A
-	 * DIR made here is registered, and so is each entry before it is
-	 * made, so a SIGINT or SIGTERM leaves no DIR, as a failure does
-	 * (core/staged.h, out_staged_mkdir). */
-	made = calloc(n, sizeof *made);
-	if (!made) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		goto out;
-	}
+	return 0;
+}
+
+/* DIR made if missing, then every entry restored into it, in index order.
+ * Not trace_out_rc for DIR: nothing is written yet, and a DIR that cannot
+ * be made is a bad argument (the CLI checks it before the work). A DIR
+ * made here is registered, and so is each entry before it is made, so a
+ * SIGINT or SIGTERM leaves no DIR, as a failure does (core/staged.h,
+ * out_staged_mkdir; unpack_release). */
+static int unpack_restore(struct unpack *u, const char *dir, bool *is_unwritten, struct nl_err *err)
+{
+	int rc;
+	u->made = calloc(u->n, sizeof *u->made);
+	if (!u->made)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	if ((rc = out_staged_mkdir(dir, err)) < 0)
-		goto out;
-	is_dir_made = rc == 1;
-	rc = 0;
-	in = malloc(BUNDLE_CHUNK);
-	size_t out_cap = ZSTD_DStreamOutSize();
-	out = malloc(out_cap);
-	dc = ZSTD_createDCtx();
-	if (!in || !out || !dc) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (; n_done < n; n_done++) {
-		if (is_dir_made) {
-			if (!(made[n_made] = join_path(dir, ents[n_done].name))) {
-				rc = nl_errf(err, NL_ENOMEM, "out of memory");
-				break;
+		return rc;
+	u->is_dir_made = rc == 1;
+	u->in = malloc(BUNDLE_CHUNK);
+	u->out_cap = ZSTD_DStreamOutSize();
+	u->out = malloc(u->out_cap);
+	u->dc = ZSTD_createDCtx();
+	if (!u->in || !u->out || !u->dc)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (; u->n_done < u->n; u->n_done++) {
+		if (u->is_dir_made) {
+			char *path = join_path(dir, u->ents[u->n_done].name);
+			if (!path)
+				return nl_errf(err, NL_ENOMEM, "out of memory");
+			if ((rc = out_staged_add(path, err)) < 0) {
+				free(path);
+				return rc;
 			}
-			if ((rc = out_staged_add(made[n_made], err)) < 0) {
-				free(made[n_made]);
-				made[n_made] = NULL;
-				break;
-			}
-			n_made++;
+			u->made[u->n_made++] = path;
 		}
-		rc = unpack_entry(fd, bundle_path, dir, &ents[n_done], dc, in, out, out_cap, is_unwritten, err);
+		rc = unpack_entry(u->fd, u->bundle, dir, &u->ents[u->n_done], u->dc, u->in, u->out, u->out_cap,
+				  is_unwritten, err);
 		if (rc)
-			break;
+			return rc;
 	}
-	if (!rc && names_out) {
-		char **names = calloc(n, sizeof *names);
-		if (!names) {
-			rc = nl_errf(err, NL_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			names[i] = ents[i].name;
-			ents[i].name = NULL;
-		}
-		*names_out = names;
-		if (n_names)
-			*n_names = n;
+	return 0;
+}
+
+/* The entries' names, in index order, moved to the caller. */
+static int unpack_detach_names(struct unpack *u, char ***names_out, size_t *n_names, struct nl_err *err)
+{
+	char **names = calloc(u->n, sizeof *names);
+	if (!names)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < u->n; i++) {
+		names[i] = u->ents[i].name;
+		u->ents[i].name = NULL;
 	}
-out:
+	*names_out = names;
+	if (n_names)
+		*n_names = u->n;
+	return 0;
+}
+
+/* Undoes what a failed call (rc) made and frees what any call holds. */
+static void unpack_release(struct unpack *u, const char *dir, int rc)
+{
 	/* A failed call leaves no DIR it made (docs/trace-format.md §9):
 	 * the entries restored before the failure are its own, so they go,
 	 * then DIR, which rmdir keeps if anything else was put in it. A DIR
 	 * that was there is left as it is, with what was restored. */
-	if (rc && is_dir_made) {
-		for (uint32_t i = 0; i < n_done; i++)
-			unlink(made[i]);
+	if (rc && u->is_dir_made) {
+		for (uint32_t i = 0; i < u->n_done; i++)
+			unlink(u->made[i]);
 		rmdir(dir);
 	}
 	/* Last registered first (each found at the end of the list); a
 	 * signal recorded meanwhile ends the process at the first, DIR still
 	 * registered, which its poll removes whole. */
-	for (uint32_t i = n_made; i-- > 0;) {
-		out_staged_del(made[i]);
-		free(made[i]);
+	for (uint32_t i = u->n_made; i-- > 0;) {
+		out_staged_del(u->made[i]);
+		free(u->made[i]);
 	}
-	if (is_dir_made)
+	if (u->is_dir_made)
 		out_staged_del(dir);
-	free(made);
-	close(fd);
-	for (uint32_t i = 0; ents && i < n; i++)
-		free(ents[i].name);
-	free(ents);
-	free(sorted);
-	free(cidx);
-	free(idx);
-	free(in);
-	free(out);
-	ZSTD_freeDCtx(dc);
+	free(u->made);
+	close(u->fd);
+	for (uint32_t i = 0; u->ents && i < u->n; i++)
+		free(u->ents[i].name);
+	free(u->ents);
+	free(u->cidx);
+	free(u->idx);
+	free(u->in);
+	free(u->out);
+	ZSTD_freeDCtx(u->dc);
+}
+
+int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_out, size_t *n_names,
+			bool *is_unwritten, struct nl_err *err)
+{
+	struct unpack u = {.bundle = bundle_path};
+	if (names_out)
+		*names_out = NULL;
+	if (n_names)
+		*n_names = 0;
+	NL_CHECK(nl_input_named(bundle_path, "netloom bundle", NL_ENOTFOUND, err));
+	u.fd = trace_open_regular(bundle_path, "netloom bundle", &u.st, err);
+	if (u.fd < 0)
+		return u.fd;
+	int rc = unpack_check_header(&u, err);
+	if (rc == 0)
+		rc = unpack_check_trailer(&u, err);
+	if (rc == 0)
+		rc = unpack_read_index(&u, err);
+	if (rc == 0)
+		rc = unpack_parse_index(&u, err);
+	if (rc == 0)
+		rc = unpack_check_names(&u, err);
+	if (rc == 0)
+		rc = unpack_check_not_self(&u, dir, err);
+	if (rc == 0)
+		rc = unpack_restore(&u, dir, is_unwritten, err);
+	if (rc == 0 && names_out)
+		rc = unpack_detach_names(&u, names_out, n_names, err);
+	unpack_release(&u, dir, rc);
 	return rc;
 }
