@@ -5,7 +5,7 @@
  *   encode TEXT OUT.nlt      text form back to an archive (byte-identical)
  *   verify FILE              hashes, op counts, communicator references
  *   convert IN OUT.nlt       DUMPI .meta, SimGrid time-independent trace or OTF2
- *   import IN -o OUT.nlt     the same
+ *   import IN -o OUT.nlt     the same (-o or --output)
  *   export FILE --otf2 DIR   the archive as OTF2
  *   pack OUT TRACE... [--config SYSTEM.ini]   reproducibility bundle
  *   unpack BUNDLE DIR        restore a bundle's files byte for byte
@@ -72,7 +72,8 @@ static const struct trace_sub {
 	 "counts."},
 	{"import", "import IN -o OUT.nlt",
 	 "The same as 'convert IN OUT.nlt': a DUMPI .meta file, a SimGrid time-independent\n"
-	 "trace or an OTF2 archive."},
+	 "trace or an OTF2 archive.\n"
+	 "  -o, --output OUT.nlt   the archive to write (required; once)"},
 	{"export", "export FILE --otf2 DIR",
 	 "Write the archive as an OTF2 archive in DIR (which must not exist): per rank its\n"
 	 "MPI calls as regions at their recorded times with their point-to-point and\n"

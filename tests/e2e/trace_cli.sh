@@ -402,6 +402,12 @@ netloom trace import: not converted: MPI_Comm_group x7 (group bookkeeping: used 
 netloom trace import: not converted: MPI_Group_incl x7 (group bookkeeping: used for communicator members)" \
 	"$T/err" "import's warnings are prefixed 'netloom trace import'"
 if cmp -s "$T/bgp.nlt" "$T/bgp-i.nlt"; then ok "import = convert, byte for byte"; else fail "import differs from convert"; fi
+# --output is -o's long form, as in topo export and compare: import's
+# --help said only -o, though --output was taken.
+expect 0 "trace import --help" "$NL" trace import --help
+grep -q -- "-o, --output OUT.nlt" "$T/out" && ok "import --help names -o, --output" || fail "import --help: $(cat "$T/out")"
+expect 0 "import --output" "$NL" trace import "$DATA/dumpi/testbgp.meta" --output "$T/bgp-io.nlt"
+if cmp -s "$T/bgp.nlt" "$T/bgp-io.nlt"; then ok "import --output = convert"; else fail "import --output differs"; fi
 # convert's help names every format it reads (OTF2 too).
 expect 0 "trace convert --help" "$NL" trace convert --help
 if grep -q "DUMPI" "$T/out" && grep -q "SimGrid" "$T/out" && grep -q "OTF2 archive" "$T/out"; then
