@@ -396,6 +396,63 @@ int param_block_new(const struct param_def *defs, size_t size, const char *kind,
 	return 0;
 }
 
+/* s[0..n) without the blanks at either end, as [*start, *start + *len). */
+static void param_trim(const char *s, size_t n, const char **start, size_t *len)
+{
+	while (n && param_is_blank(*s)) {
+		s++;
+		n--;
+	}
+	while (n && param_is_blank(s[n - 1]))
+		n--;
+	*start = s;
+	*len = n;
+}
+
+/* A value the parser reads as a name or a path keeps its blanks (a file
+ * name may hold them); every other type refuses them, as a number does. */
+static bool param_refuses_blanks(const struct param_def *d)
+{
+	return d->type != PARAM_PATH && d->type != PARAM_SPEC && !(d->type == PARAM_STRING && !d->choices);
+}
+
+/* 'k=4x4, p=2' said "unknown parameter ' p' (valid: k, n, p)", as if p
+ * were not among them: a name that is a parameter's once its blanks go
+ * is refused for the blanks. 0 when key is not such a name. */
+static int param_check_blank_name(const struct param_def *defs, const char *key, const char *what,
+				  struct nl_err *err)
+{
+	char bare[64];
+	const char *start;
+	size_t n;
+	param_trim(key, strlen(key), &start, &n);
+	if (n == 0 || n == strlen(key) || n >= sizeof bare)
+		return 0;
+	memcpy(bare, start, n);
+	bare[n] = '\0';
+	if (!param_find(defs, bare))
+		return 0;
+	return nl_errf(err, NL_EINVAL,
+		       "%s: unknown parameter '%s': expected '%s' (no blanks around a parameter's name or value)", what,
+		       key, bare);
+}
+
+/* 'k=4x4 ,p=2' said "value '4x4 ': expected dimensions like 8x8x4", as
+ * if the number were wrong: a value d refuses blanks in (every type
+ * param_set refuses them in) is refused for the blanks. */
+static int param_check_blank_value(const struct param_def *d, const char *val, const char *what,
+				   struct nl_err *err)
+{
+	const char *start;
+	size_t n;
+	param_trim(val, strlen(val), &start, &n);
+	if (!param_refuses_blanks(d) || n == 0 || n == strlen(val))
+		return 0;
+	return nl_errf(err, NL_EFORMAT,
+		       "%s: parameter '%s' value '%s': expected '%.*s' (no blanks around a parameter's name or value)",
+		       what, d->name, val, (int)n, start);
+}
+
 int param_parse(const struct param_def *defs, void *out, const char *tail, const char *what,
 		struct nl_err *err)
 {
@@ -472,6 +529,7 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 
 		const struct param_def *d = param_find(defs, key);
 		if (!d) {
+			NL_CHECK(param_check_blank_name(defs, key, what, err));
 			param_names(defs, names, sizeof names);
 			/* base=fattree:k=2,n=2 is cut at the ',': say why n is
 			 * not the base's. */
@@ -487,6 +545,7 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 			return nl_errf(err, NL_EINVAL, "%s: parameter '%s' given twice", what, key);
 		if (val[0] == '\0')
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' has an empty value", what, key);
+		NL_CHECK(param_check_blank_value(d, val, what, err));
 		seen[d - defs] = 1;
 		NL_CHECK(param_set(d, out, val, what, err));
 		prev = d;

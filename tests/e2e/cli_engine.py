@@ -1517,10 +1517,13 @@ def case_routing_spec():
     # A blank around a value or key is refused, before it as after it:
     # 'ugal:threshold= 5' ran with threshold 5 (strtoll skips a leading
     # blank) while 'threshold=5 ' was refused. Hexadecimal stays.
-    for spec, needle in (("ugal:threshold= 5", "parameter 'threshold' value ' 5': expected an integer"),
-                         ("ugal:threshold=5 ", "parameter 'threshold' value '5 ': expected an integer"),
-                         ("ugal: threshold=5", "unknown parameter ' threshold'"),
-                         ("ugal:threshold =5", "unknown parameter 'threshold '")):
+    # The message names the blank ('unknown parameter ' threshold'' of
+    # those it listed, threshold among them, read as a wrong name).
+    nb = " (no blanks around a parameter's name or value)"
+    for spec, needle in (("ugal:threshold= 5", "parameter 'threshold' value ' 5': expected '5'" + nb),
+                         ("ugal:threshold=5 ", "parameter 'threshold' value '5 ': expected '5'" + nb),
+                         ("ugal: threshold=5", "unknown parameter ' threshold': expected 'threshold'" + nb),
+                         ("ugal:threshold =5", "unknown parameter 'threshold ': expected 'threshold'" + nb)):
         p = run("run", "-s", "topology=hyperx:s=3x3,t=1", "-s", "num_vcs=4", "-s", f"routing_function={spec}",
                 *fast, code=2)
         one_line_error(p, "routing function 'ugal': " + needle)
