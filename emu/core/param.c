@@ -453,6 +453,50 @@ static int param_check_blank_value(const struct param_def *d, const char *val, c
 		       what, d->name, val, (int)n, start);
 }
 
+/* 'sa=-1,1,3,9' (the paper's notation has commas) or 'k=8,8' is cut at
+ * the first ',', and the next number is no key=value: name the separator
+ * d's list takes and the value written with it, from the numbers that
+ * follow vals (where d's value starts in the spec). */
+/* s[0..n) is decimals joined by sep ('8', '8x8', '-1/1'). */
+static bool param_is_list_n(const char *s, size_t n, char sep)
+{
+	const char *end = s + n;
+	for (;;) {
+		const char *q = memchr(s, sep, (size_t)(end - s));
+		if (!param_is_decimal_n(s, (size_t)((q ? q : end) - s)))
+			return false;
+		if (!q)
+			return true;
+		s = q + 1;
+	}
+}
+
+static int param_list_split_error(const struct param_def *d, const char *vals, const char *got, size_t got_n,
+				  const char *what, struct nl_err *err)
+{
+	char sep = d->type == PARAM_DIMS ? 'x' : '/';
+	char joined[PARAM_STR_MAX];
+	size_t used = 0;
+	for (const char *p = vals; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (!param_is_list_n(p, n, sep) || used + n + 2 > sizeof joined)
+			break;
+		if (used)
+			joined[used++] = sep;
+		memcpy(joined + used, p, n);
+		used += n;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	joined[used] = '\0';
+	return nl_errf(err, NL_EFORMAT,
+		       "%s: expected key=value, got '%.*s' (parameters are split at ','; the values of '%s' are "
+		       "joined by '%c': %s=%s)",
+		       what, (int)got_n, got, d->name, sep, d->name, joined);
+}
+
 int param_parse(const struct param_def *defs, void *out, const char *tail, const char *what,
 		struct nl_err *err)
 {
@@ -502,6 +546,7 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 		return nl_errf(err, NL_EFORMAT, "%s: expected ':' before parameters in '%s'", what, tail);
 
 	const struct param_def *prev = NULL; /* the parameter before this one */
+	const char *prev_val = NULL;         /* where its value starts in tail */
 	while (*p) {
 		char key[64], val[PARAM_STR_MAX];
 		const char *comma = strchr(p, ',');
@@ -516,6 +561,9 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 				       "%s: expected key=value, got '%.*s' (parameters are split at ','; the path of "
 				       "'%s' cannot hold one)",
 				       what, (int)(end - p), p, prev->name);
+		if (!eq && prev && (prev->type == PARAM_DIMS || prev->type == PARAM_LIST) &&
+		    param_is_list_n(p, (size_t)(end - p), prev->type == PARAM_DIMS ? 'x' : '/'))
+			return param_list_split_error(prev, prev_val, p, (size_t)(end - p), what, err);
 		if (!eq || eq == p)
 			return nl_errf(err, NL_EFORMAT, "%s: expected key=value, got '%.*s'", what,
 				       (int)(end - p), p);
@@ -549,6 +597,7 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 		seen[d - defs] = 1;
 		NL_CHECK(param_set(d, out, val, what, err));
 		prev = d;
+		prev_val = eq + 1;
 		p = comma ? comma + 1 : end;
 		if (comma && !*p)
 			return nl_errf(err, NL_EFORMAT, "%s: trailing ',' in '%s'", what, tail);

@@ -205,6 +205,29 @@ static void test_param_errors(void)
 	CHECK_ERR(param_parse(demo_defs, &d, "n=1", "t", &e), NL_EFORMAT, &e, "expected ':'");
 }
 
+/* A list written with the paper's commas ('equality:...,sa=-1,1,3,9')
+ * or 'torus:k=8,8' is cut at the first ',', and was refused as "expected
+ * key=value, got '1'": say which separator the list takes, and the value
+ * written with it. */
+static void test_param_list_commas(void)
+{
+	struct demo d;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8,8,4", "t", &e), NL_EFORMAT, &e,
+		  "t: expected key=value, got '8' (parameters are split at ','; the values of 'k' are joined by 'x': "
+		  "k=8x8x4)");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=-1,1,3,mode=vct", "t", &e), NL_EFORMAT, &e,
+		  "got '1' (parameters are split at ','; the values of 's' are joined by '/': s=-1/1/3)");
+	/* Partly joined already ('sa=-1/1,3,9'), either side of the ','. */
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=-1/1,3,9", "t", &e), NL_EFORMAT, &e,
+		  "got '3' (parameters are split at ','; the values of 's' are joined by '/': s=-1/1/3/9)");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8,8x2", "t", &e), NL_EFORMAT, &e,
+		  "got '8x2' (parameters are split at ','; the values of 'k' are joined by 'x': k=8x8x2)");
+	/* After a single number or a word: no list to join. */
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,2", "t", &e), NL_EFORMAT, &e, "t: expected key=value, got '2'");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8,x", "t", &e), NL_EFORMAT, &e, "t: expected key=value, got 'x'");
+}
+
 /* param_strtod: a decimal number, no blank before it and no C99
  * hexadecimal float (a workload's start_s = 0x1p-3 was 0.125 s). */
 static void test_param_strtod(void)
@@ -1331,6 +1354,7 @@ int main(void)
 	TEST_RUN(test_param_strtod);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
+	TEST_RUN(test_param_list_commas);
 	TEST_RUN(test_param_blanks);
 	TEST_RUN(test_param_huge_numbers);
 	TEST_RUN(test_param_big_bounds);
