@@ -146,11 +146,16 @@ static int clos_build(struct topo *t, struct nl_err *err)
 			down[l] = T * up[l];
 			if (up[l] == 0)
 				return topo_errf(t, err, NL_ERANGE,
-						 "parameter 'taper': a %u:1 ratio leaves no up port on a radix-%u switch", T, R);
+						 "parameter 'taper': a %u:1 ratio leaves no up port on a radix-%u switch; expected "
+						 "at most r-1 = %u",
+						 T, R, R - 1);
 		}
+		/* Only down= and up= can: a taper's T u + u is at most R. */
 		if (down[l] + up[l] > R)
-			return topo_errf(t, err, NL_ERANGE, "level %d needs %u down + %u up ports, more than r=%u", l + 1,
-					 down[l], up[l], R);
+			return topo_errf(t, err, NL_ERANGE,
+					 "parameters 'down', 'up': level %d needs %u down + %u up ports, more than r=%u; "
+					 "expected down + up <= r at every level below the core",
+					 l + 1, down[l], up[l], R);
 	}
 	/* Capacity: the core serves at most R blocks of level L-2. */
 	uint64_t cap = R;

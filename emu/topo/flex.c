@@ -70,7 +70,8 @@ static int flex_build(struct topo *t, struct nl_err *err)
 	 * ring of layers x + y + z keeps its parity, so the graph splits. */
 	if (nx == 2 && ny == 2 && nz % 2 == 0)
 		return topo_errf(t, err, NL_EINVAL,
-				 "parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = %u gives two disconnected halves",
+				 "parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = %u gives two disconnected halves; "
+				 "expected an odd nz, or nx or ny of 3 or more",
 				 nz);
 	f->nx = nx;
 	f->ny = ny;

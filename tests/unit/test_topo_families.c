@@ -151,9 +151,11 @@ static void test_clos_formulas(void)
 	CHECK_ERR(topo_new("clos:l=3,r=8,taper=1x1x1", &t, &e), NL_EINVAL, &e,
 		  "parameter 'taper' has 3 values; give one or l-1 = 2");
 	CHECK_ERR(topo_new("clos:l=3,r=8,taper=8", &t, &e), NL_ERANGE, &e,
-		  "parameter 'taper': a 8:1 ratio leaves no up port on a radix-8 switch");
+		  "parameter 'taper': a 8:1 ratio leaves no up port on a radix-8 switch; expected at most r-1 = 7");
+	/* Both said what was wrong but not what would do. */
 	CHECK_ERR(topo_new("clos:l=3,r=16,down=10,up=8", &t, &e), NL_ERANGE, &e,
-		  "level 1 needs 10 down + 8 up ports, more than r=16");
+		  "topology 'clos': parameters 'down', 'up': level 1 needs 10 down + 8 up ports, more than r=16; "
+		  "expected down + up <= r at every level below the core");
 	/* up= alone was refused as the 'down' parameter's fault ('every level
 	 * below the core needs at least one down port'): name the missing one. */
 	CHECK_ERR(topo_new("clos:l=2,r=4,up=1", &t, &e), NL_EINVAL, &e,

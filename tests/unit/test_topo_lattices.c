@@ -557,7 +557,8 @@ static void test_flex_layers(void)
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("flex:nx=6,ny=6,nz=1", &t, &e), NL_ERANGE, &e, "parameter 'nz' value '1' out of range");
 	CHECK_ERR(topo_new("flex:nx=2,ny=2,nz=4", &t, &e), NL_EINVAL, &e,
-		  "topology 'flex': parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = 4 gives two disconnected halves");
+		  "topology 'flex': parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = 4 gives two disconnected "
+		  "halves; expected an odd nz, or nx or ny of 3 or more");
 	CHECK_ERR(topo_new("flex:nx=6,nz=3", &t, &e), NL_EINVAL, &e, "required parameter 'ny' missing");
 }
 
