@@ -26,6 +26,8 @@
  */
 #include "topo/topo_internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -166,6 +168,19 @@ static int ndt_coords(const struct topo *t, uint32_t r, uint32_t *c)
 	return v->n + 1;
 }
 
+/* Canonical spec: every dimension written out, n left out, as a torus's
+ * (topo_grid_format_spec). 'ndt:k=4,n=3' and 'ndt:k=4x4x4' build one
+ * network and read 'ndt:k=4,n=3' and 'ndt:k=4x4x4,n=0', where n=0 ("k
+ * lists the dimensions") looked like zero dimensions. */
+static int ndt_format_spec(const struct topo *t, char *buf, size_t cap)
+{
+	const struct topo_ndt *v = t->state;
+	size_t used = (size_t)snprintf(buf, cap, "%s:k=", t->ops->name);
+	for (int d = 0; d < v->n; d++)
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%" PRIu32, d ? "x" : "", v->k[d]);
+	return 1;
+}
+
 const struct topo_ops topo_ndt_ops = {
 	.name = "ndt",
 	.help = "nD twin torus: n-D torus of nodes made of two (n+1)-port cards, Definition 2.2 ports (seed 004)",
@@ -177,4 +192,5 @@ const struct topo_ops topo_ndt_ops = {
 	.distance = ndt_distance,
 	.orbits = ndt_orbits,
 	.coords = ndt_coords,
+	.format_spec = ndt_format_spec,
 };

@@ -109,6 +109,19 @@ static void test_torus_structure(void)
 	CHECK_OK(topo_new("mesh:k=3,n=3,p=2", &t, &e), &e);
 	CHECK_STR(t->spec, "mesh:k=3x3x3,p=2");
 	topo_free(t);
+	/* The nD twin torus too: it read "ndt:k=4x4x2x2x2,n=0" and
+	 * "ndt:k=3,n=3" for k=3x3x3. Each parses back to itself. */
+	static const char *const ndt[][2] = {
+		{"ndt:k=4x4x2x2x2", "ndt:k=4x4x2x2x2"}, {"ndt:k=3,n=3", "ndt:k=3x3x3"}, {"ndt:k=3x3x3", "ndt:k=3x3x3"}};
+	for (size_t i = 0; i < sizeof ndt / sizeof *ndt; i++) {
+		CHECK_OK(topo_new(ndt[i][0], &t, &e), &e);
+		CHECK_STR(t->spec, ndt[i][1]);
+		struct topo *back;
+		CHECK_OK(topo_new(t->spec, &back, &e), &e);
+		CHECK_STR(back->spec, ndt[i][1]);
+		topo_free(back);
+		topo_free(t);
+	}
 }
 
 static void test_mesh_structure(void)
