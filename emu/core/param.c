@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/config.h"
 #include "core/error.h"
 
 static const char *param_type_name(enum param_type t)
@@ -367,6 +368,18 @@ const char *param_split_name(const char *spec, char *name, size_t namecap, struc
 	return spec + n;
 }
 
+/* The parameter name key is a typo of, by the rule registries use for
+ * family names (config_name_near: case folded, so the papers' 'S' and
+ * 'Nx' are 's' and 'nx'), or NULL. */
+static const char *param_name_near(const struct param_def *defs, const char *key)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (const struct param_def *d = defs; d && d->name && n < sizeof names / sizeof *names; d++)
+		names[n++] = d->name;
+	return config_name_near(key, strlen(key), names, n);
+}
+
 static void param_names(const struct param_def *defs, char *buf, size_t cap)
 {
 	size_t used = 0;
@@ -586,8 +599,11 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 					       "%s: unknown parameter '%s' (valid: %s; a ',' ends the value of '%s': a "
 					       "nested spec holding ',' goes in parentheses, as in p2(torus:k=8x8,p=2))",
 					       what, key, names, prev->name);
-			return nl_errf(err, NL_EINVAL, "%s: unknown parameter '%s' (valid: %s)", what, key,
-				       names);
+			/* 'hyperx:S=8x8' said "unknown parameter 'S' (valid: s,
+			 * k, t, r)" where 'Hyperx' gets "did you mean 'hyperx'?". */
+			const char *near = param_name_near(defs, key);
+			return nl_errf(err, NL_EINVAL, "%s: unknown parameter '%s' (%s%s%svalid: %s)", what, key,
+				       near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", names);
 		}
 		if (seen[d - defs])
 			return nl_errf(err, NL_EINVAL, "%s: parameter '%s' given twice", what, key);

@@ -191,6 +191,12 @@ static void test_param_errors(void)
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8x1", "t", &e), NL_ERANGE, &e, "each element");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,zz=3", "t", &e), NL_EINVAL, &e,
 		  "unknown parameter 'zz' (valid: n, x,");
+	/* A paper's upper-case symbol or a typo is named, as a family's is
+	 * ('Torus': did you mean 'torus'?). */
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,K=8x8", "t", &e), NL_EINVAL, &e,
+		  "t: unknown parameter 'K' (did you mean 'k'? valid: n, x, flag,");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mdoe=vct", "t", &e), NL_EINVAL, &e,
+		  "unknown parameter 'mdoe' (did you mean 'mode'? valid: n,");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,n=2", "t", &e), NL_EINVAL, &e, "given twice");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=abc", "t", &e), NL_EFORMAT, &e, "expected an integer");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=1e", "t", &e), NL_EFORMAT, &e, "expected a number");
