@@ -84,6 +84,14 @@ static int topo_list_main(int argc, char **argv)
 		return cli_usage_error("topo list", "unexpected argument '%s' after '--'", argv[2]);
 	if (argc > 1 && argv[1][0] == '-' && argv[1][1])
 		return cli_usage_error("topo list", "unknown option '%s' (see 'netloom topo list --help')", argv[1]);
+	/* 'topo list torus', for one family's parameters: they are in the
+	 * list, as every family's (it said only "unexpected argument"). */
+	struct nl_err e = {0};
+	if (argc > 1 && topo_find(argv[1], &e))
+		return cli_usage_error("topo list",
+				       "unexpected argument '%s': expected none (every family is listed, '%s' and its "
+				       "parameters among them)",
+				       argv[1], argv[1]);
 	if (argc > 1)
 		return cli_usage_error("topo list", "unexpected argument '%s'", argv[1]);
 	printf("topology families (SPEC = family:key=value,...):\n");

@@ -968,6 +968,12 @@ def case_design_limits():
 def case_errors():
     p = run("topo", "describe", code=2)
     one_line_error(p, "missing SPEC")
+    # 'topo list torus' (one family's parameters) said only "unexpected
+    # argument 'torus'": they are in the whole list.
+    one_line_error(run("topo", "list", "torus", code=2),
+                   "netloom topo list: unexpected argument 'torus': expected none (every family is listed, 'torus' "
+                   "and its parameters among them)")
+    one_line_error(run("topo", "list", "x", code=2), "netloom topo list: unexpected argument 'x'")
     p = run("topo", "describe", "nosuch:k=1", code=2)
     one_line_error(p, "unknown topology 'nosuch'")
     p = run("topo", "describe", "torus:k=8x8", "--seed", "abc", code=2)
