@@ -355,14 +355,20 @@ int param_defaults(const struct param_def *defs, void *out, const char *what, st
 	return 0;
 }
 
-const char *param_split_name(const char *spec, char *name, size_t namecap, struct nl_err *err)
+const char *param_split_name(const char *spec, const char *kind, char *name, size_t namecap, struct nl_err *err)
 {
 	size_t n = strcspn(spec, ":(");
 
+	/* 'topo describe "$SPEC"' with SPEC unset said "empty name in spec
+	 * ''": neither of what nor what was expected. */
+	if (spec[0] == '\0')
+		return nl_errf(err, NL_EINVAL, "empty %s spec; expected NAME:key=value,...", kind), NULL;
 	if (n == 0)
-		return nl_errf(err, NL_EINVAL, "empty name in spec '%s'", spec), NULL;
+		return nl_errf(err, NL_EINVAL, "%s spec '%s' has no name; expected NAME%s", kind, spec, spec), NULL;
 	if (n >= namecap)
-		return nl_errf(err, NL_EINVAL, "name too long in spec '%s'", spec), NULL;
+		return nl_errf(err, NL_EINVAL, "%s name too long in spec '%s'; expected at most %zu characters", kind,
+			       spec, namecap - 1),
+		       NULL;
 	memcpy(name, spec, n);
 	name[n] = '\0';
 	return spec + n;

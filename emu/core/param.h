@@ -65,8 +65,9 @@ struct param_def {
 /* Split "name:k=v,..." or "name(inner):k=v,..." at the family name. Writes
  * the family name (up to namecap bytes) and returns a pointer to the rest:
  * the "(inner)..." or ":k=v..." tail, or "" when there is none. Returns NULL
- * with *err filled when the spec is empty or the name too long. */
-const char *param_split_name(const char *spec, char *name, size_t namecap, struct nl_err *err);
+ * with *err filled when the spec or its name is empty or the name too
+ * long; kind ("topology") says whose spec in that message. */
+const char *param_split_name(const char *spec, const char *kind, char *name, size_t namecap, struct nl_err *err);
 
 /* Parse the tail of a spec (what param_split_name returned) into *out using
  * table `defs`. Defaults are applied first, then each "k=v" in order; a

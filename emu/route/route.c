@@ -75,7 +75,7 @@ static int route_check_family(const struct route_ops *ops, const char *family, s
 static const struct route_ops *route_lookup(const char *spec, const char **tail, struct nl_err *err)
 {
 	char name[64];
-	*tail = param_split_name(spec, name, sizeof name, err);
+	*tail = param_split_name(spec, "routing function", name, sizeof name, err);
 	return *tail ? route_find(name, err) : NULL;
 }
 

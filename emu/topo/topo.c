@@ -244,7 +244,7 @@ static int topo_parse(const char *spec, const struct topo_ops **ops, void **para
 		if (rc < 0)
 			return rc;
 	}
-	const char *tail = param_split_name(spec, name, sizeof name, err);
+	const char *tail = param_split_name(spec, "topology", name, sizeof name, err);
 	if (!tail)
 		return NL_EINVAL;
 	const struct topo_ops *o = topo_find(name, err);

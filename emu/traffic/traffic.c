@@ -46,7 +46,7 @@ uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char 
 	char name[64];
 	struct nl_err ignored = {0};
 	*need = NULL;
-	const char *tail = param_split_name(spec, name, sizeof name, &ignored);
+	const char *tail = param_split_name(spec, "traffic pattern", name, sizeof name, &ignored);
 	const struct traffic_ops *ops = tail ? traffic_find(name, &ignored) : NULL;
 	if (!ops || !(ops->flags & (TRAFFIC_F_POW2 | TRAFFIC_F_POW4)))
 		return n_endpoints;
@@ -64,7 +64,7 @@ static int traffic_spec_parse(const char *spec, const struct traffic_ops **ops, 
 {
 	char name[64];
 	*params = NULL;
-	const char *tail = param_split_name(spec, name, sizeof name, err);
+	const char *tail = param_split_name(spec, "traffic pattern", name, sizeof name, err);
 	if (!tail)
 		return NL_EINVAL;
 	if (!(*ops = traffic_find(name, err)))

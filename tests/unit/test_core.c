@@ -146,7 +146,7 @@ static void test_param_parse(void)
 	struct demo d;
 	struct nl_err e = {0};
 	char name[32];
-	const char *tail = param_split_name("demo:n=3,x=0.25,flag=on,k=8x8x4,s=-1/1/3/9,mode=wormhole",
+	const char *tail = param_split_name("demo:n=3,x=0.25,flag=on,k=8x8x4,s=-1/1/3/9,mode=wormhole", "demo",
 					    name, sizeof name, &e);
 	CHECK(tail != NULL);
 	CHECK_STR(name, "demo");
@@ -172,7 +172,7 @@ static void test_param_nested(void)
 	struct demo d;
 	struct nl_err e = {0};
 	char name[32];
-	const char *tail = param_split_name("p2(torus:k=64x64,p=2):n=20", name, sizeof name, &e);
+	const char *tail = param_split_name("p2(torus:k=64x64,p=2):n=20", "topology", name, sizeof name, &e);
 	CHECK_STR(name, "p2");
 	CHECK_OK(param_parse(demo_defs, &d, tail, "p2", &e), &e);
 	CHECK_STR(d.base, "torus:k=64x64,p=2");

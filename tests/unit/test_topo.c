@@ -250,7 +250,10 @@ static void test_topo_errors(void)
 	CHECK_ERR(topo_new("ndt:k=4x4x2x2x2,n=4", &t, &e), NL_EINVAL, &e,
 		  "expected n=5 or no 'n' (n= repeats one radix: k=4,n=4)");
 	CHECK_ERR(topo_new("mesh:k=4,q=2", &t, &e), NL_EINVAL, &e, "unknown parameter 'q'");
-	CHECK_ERR(topo_new("", &t, &e), NL_EINVAL, &e, "empty name");
+	/* "empty name in spec ''" said neither of what nor what would do. */
+	CHECK_ERR(topo_new("", &t, &e), NL_EINVAL, &e, "empty topology spec; expected NAME:key=value,...");
+	CHECK_ERR(topo_new(":k=4", &t, &e), NL_EINVAL, &e, "topology spec ':k=4' has no name; expected NAME:k=4");
+	CHECK_ERR(topo_new("p2()", &t, &e), NL_EINVAL, &e, "topology 'p2': base topology: empty topology spec;");
 }
 
 /* "@file": a spec of any length read from a file, wrapped over lines. */
