@@ -10,12 +10,15 @@
  *   pack OUT TRACE... [--config SYSTEM.ini]   reproducibility bundle
  *   unpack BUNDLE DIR        restore a bundle's files byte for byte
  *
+ * Options are read by getopt_long, as every command's: '--rank=1', '--js'.
+ *
  * Exit status: 0 ok, 1 the work failed (verify found damage; an output
  * that could not be written after the work began: a full disk), 2 bad
  * usage or bad input (an output that cannot be written at all is refused
  * before the work).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -153,6 +156,56 @@ static int sub_unknown_option(const char *name, const char *arg)
 	char fmt[128];
 	snprintf(fmt, sizeof fmt, "unknown option '%%s' (did you mean '--%s'? usage: netloom trace %%s)", near);
 	return sub_usage(name, fmt, arg);
+}
+
+/* Codes of the long-only options (past a char, as getopt_long's others). */
+enum { SUB_OPT_JSON = 256, SUB_OPT_RANK, SUB_OPT_OTF2, SUB_OPT_CONFIG };
+
+/* The subcommands' options are read by getopt_long, as every other
+ * command's are: '--rank=1', a unique abbreviation ('--js'), -oFILE and
+ * '--' ending the options (each was an unknown option). Start a scan of
+ * argv (argv[0] the subcommand). */
+static void sub_getopt_start(void)
+{
+	opterr = 0;
+	optind = 0;
+}
+
+/* getopt_long's complaint c as the subcommand says it: an unknown option
+ * with a typo's nearest (sub_unknown_option), the others in the words of
+ * the other commands (cli_getopt_message: "option '--rank' needs a
+ * value", "option '--json' takes no value (got '--json=1')"), each
+ * followed by the usage. */
+static int sub_getopt_error(const char *name, char **argv, const struct option *longopts, int c)
+{
+	char cmd[32], msg[512];
+	snprintf(cmd, sizeof cmd, "trace %s", name);
+	cli_getopt_message(msg, sizeof msg, cmd, argv, longopts, c);
+	if (!strncmp(msg, "unknown option ", 15)) {
+		/* A long one leaves optind past its word; a short one is
+		 * named from optopt (in a cluster, optind is still on it). */
+		char shown[3] = {'-', (char)optopt, 0};
+		return sub_unknown_option(name, optopt ? shown : argv[optind - 1]);
+	}
+	return sub_usage(name, "%s (usage: netloom trace %s)", msg);
+}
+
+/* The option getopt_long just returned, which took the value optarg, as
+ * the line gave it: "-o" or the full long name ("--output" for '--out X'
+ * and '--output=X'), for a message about it. */
+static const char *sub_opt_given(char **argv, const struct option *longopts, int c, char *buf, size_t n)
+{
+	/* A value in the next word leaves optind past it; an attached one
+	 * ('-oX', '--output=X') on the option's own word. */
+	const char *word = optind >= 2 && argv[optind - 1] == optarg ? argv[optind - 2] : argv[optind - 1];
+	const struct option *o = longopts;
+	while (o->name && o->val != c)
+		o++;
+	if (word[1] == '-' && o->name)
+		snprintf(buf, n, "--%s", o->name);
+	else
+		snprintf(buf, n, "-%c", c);
+	return buf;
 }
 
 /* Progress on stderr when it is a terminal (core/progress.h). */
@@ -466,17 +519,25 @@ static void info_text(const char *path, struct trace_archive *a, const struct tr
 
 static int cmd_info(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, SUB_OPT_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	const char *file = NULL;
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	int c;
+	sub_getopt_start();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == SUB_OPT_JSON)
 			json = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return sub_unknown_option("info", argv[i]);
-		else if (!file)
-			file = argv[i];
+		else if (c == 'h')
+			return sub_help("info");
 		else
+			return sub_getopt_error("info", argv, longopts, c);
+	}
+	for (int i = optind; i < argc; i++) {
+		if (file)
 			return sub_usage("info", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+		file = argv[i];
 	}
 	if (!file)
 		return sub_usage("info", "missing FILE%s (usage: netloom trace %s)", NULL);
@@ -511,28 +572,31 @@ static int cmd_info(int argc, char **argv)
 
 static int cmd_dump(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{"rank", required_argument, NULL, SUB_OPT_RANK}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	const char *file = NULL;
 	int64_t rank = -1;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--rank")) {
-			char *end;
-			if (i + 1 >= argc)
-				return sub_usage("dump", "--rank needs a value%s (usage: netloom trace %s)", NULL);
-			if (rank >= 0) /* the last one won */
-				return sub_usage("dump", "option '--rank' given twice%s (usage: netloom trace %s)", NULL);
-			errno = 0;
-			unsigned long long r = cli_strtou(argv[++i], &end);
-			if (*end || end == argv[i] || errno || r > INT64_MAX)
-				return sub_usage("dump", "--rank '%s': expected a rank number (usage: netloom trace %s)",
-						 argv[i]);
-			rank = r;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sub_unknown_option("dump", argv[i]);
-		} else if (!file) {
-			file = argv[i];
-		} else {
+	int c;
+	sub_getopt_start();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return sub_help("dump");
+		if (c != SUB_OPT_RANK)
+			return sub_getopt_error("dump", argv, longopts, c);
+		char *end;
+		if (rank >= 0) /* the last one won */
+			return sub_usage("dump", "option '--rank' given twice%s (usage: netloom trace %s)", NULL);
+		errno = 0;
+		unsigned long long r = cli_strtou(optarg, &end);
+		if (*end || end == optarg || errno || r > INT64_MAX)
+			return sub_usage("dump", "--rank '%s': expected a rank number (usage: netloom trace %s)", optarg);
+		rank = r;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (file)
 			return sub_usage("dump", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
-		}
+		file = argv[i];
 	}
 	if (!file)
 		return sub_usage("dump", "missing FILE%s (usage: netloom trace %s)", NULL);
@@ -559,10 +623,14 @@ static int cmd_dump(int argc, char **argv)
 
 static int two_args(const char *sub, int argc, char **argv, const char **x, const char **y)
 {
+	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	int c;
 	*x = *y = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1])
-			return sub_unknown_option(sub, argv[i]);
+	sub_getopt_start();
+	/* No option but --help: the first one met ends the reading. */
+	if ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
+		return c == 'h' ? sub_help(sub) : sub_getopt_error(sub, argv, longopts, c);
+	for (int i = optind; i < argc; i++) {
 		if (!*x)
 			*x = argv[i];
 		else if (!*y)
@@ -598,10 +666,14 @@ static int cmd_encode(int argc, char **argv)
 
 static int cmd_verify(int argc, char **argv)
 {
+	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	const char *file = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1])
-			return sub_unknown_option("verify", argv[i]);
+	int c;
+	sub_getopt_start();
+	/* No option but --help: the first one met ends the reading. */
+	if ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
+		return c == 'h' ? sub_help("verify") : sub_getopt_error("verify", argv, longopts, c);
+	for (int i = optind; i < argc; i++) {
 		if (file)
 			return sub_usage("verify", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
 		file = argv[i];
@@ -671,23 +743,29 @@ static int cmd_convert(int argc, char **argv)
 /* `import IN -o OUT`: convert's arguments in the order other tools use. */
 static int cmd_import(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	const char *in = NULL, *out = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			if (++i == argc)
-				return sub_usage("import", "option '%s' needs a value (usage: netloom trace %s)", argv[i - 1]);
-			/* Once, as every output option (docs/results.md): the
-			 * last one won, and the first was never written. */
-			if (out)
-				return sub_usage("import", "option '%s' given twice (usage: netloom trace %s)", argv[i - 1]);
-			out = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sub_unknown_option("import", argv[i]);
-		} else if (!in) {
-			in = argv[i];
-		} else {
+	char given[64];
+	int c;
+	sub_getopt_start();
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return sub_help("import");
+		if (c != 'o')
+			return sub_getopt_error("import", argv, longopts, c);
+		/* Once, as every output option (docs/results.md): the last
+		 * one won, and the first was never written. */
+		if (out)
+			return sub_usage("import", "option '%s' given twice (usage: netloom trace %s)",
+					 sub_opt_given(argv, longopts, c, given, sizeof given));
+		out = optarg;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (in)
 			return sub_usage("import", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
-		}
+		in = argv[i];
 	}
 	if (!in || !out)
 		return sub_usage("import", "missing arguments%s (usage: netloom trace %s)", NULL);
@@ -702,21 +780,25 @@ static void export_warn(void *ctx, const char *line)
 
 static int cmd_export(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{"otf2", required_argument, NULL, SUB_OPT_OTF2}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	const char *file = NULL, *dir = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--otf2")) {
-			if (++i == argc)
-				return sub_usage("export", "option '%s' needs a value (usage: netloom trace %s)", argv[i - 1]);
-			if (dir)
-				return sub_usage("export", "option '%s' given twice (usage: netloom trace %s)", argv[i - 1]);
-			dir = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sub_unknown_option("export", argv[i]);
-		} else if (!file) {
-			file = argv[i];
-		} else {
+	int c;
+	sub_getopt_start();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return sub_help("export");
+		if (c != SUB_OPT_OTF2)
+			return sub_getopt_error("export", argv, longopts, c);
+		if (dir)
+			return sub_usage("export", "option '--otf2' given twice%s (usage: netloom trace %s)", NULL);
+		dir = optarg;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (file)
 			return sub_usage("export", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
-		}
+		file = argv[i];
 	}
 	if (!file || !dir)
 		return sub_usage("export", "missing arguments%s (usage: netloom trace %s)", NULL);
@@ -782,28 +864,34 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 
 static int cmd_pack(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, SUB_OPT_CONFIG}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	const char *out = NULL, *config = NULL;
 	const char **traces = calloc((size_t)argc, sizeof *traces);
 	size_t n = 0;
-	int rc = CLI_OK;
+	int rc = CLI_OK, c;
 	if (!traces)
 		return CLI_FAIL;
-	for (int i = 1; i < argc && !rc; i++) {
-		if (!strcmp(argv[i], "--config")) {
-			if (i + 1 >= argc)
-				rc = sub_usage("pack", "--config needs a file%s (usage: netloom trace %s)", NULL);
-			else if (config)
-				rc = sub_usage("pack", "--config given twice, '%s' after the first (a bundle holds one system configuration; usage: netloom trace %s)",
-					       argv[i + 1]);
-			else
-				config = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			rc = sub_unknown_option("pack", argv[i]);
-		} else if (!out) {
-			out = argv[i];
-		} else {
-			traces[n++] = argv[i];
+	sub_getopt_start();
+	while (!rc && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			free(traces);
+			return sub_help("pack");
 		}
+		if (c != SUB_OPT_CONFIG)
+			rc = sub_getopt_error("pack", argv, longopts, c);
+		else if (config)
+			rc = sub_usage("pack", "--config given twice, '%s' after the first (a bundle holds one system configuration; usage: netloom trace %s)",
+				       optarg);
+		else
+			config = optarg;
+	}
+	for (int i = optind; i < argc && !rc; i++) {
+		if (!out)
+			out = argv[i];
+		else
+			traces[n++] = argv[i];
 	}
 	if (!rc && !n)
 		rc = sub_usage("pack", "missing OUT.bundle or TRACE%s (usage: netloom trace %s)", NULL);

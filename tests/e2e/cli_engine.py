@@ -2146,6 +2146,59 @@ def case_option_forms():
     one_line_error(run("topo", "list", "--", "x", code=2), "netloom topo list: unexpected argument 'x' after '--'")
 
 
+def case_trace_option_forms():
+    """trace's subcommands take their options as the getopt_long commands
+    do: '--opt=value', a unique abbreviation, -oFILE and '--' ending the
+    options. Each was refused as an unknown option ('--rank=1', '--js',
+    '--output=X', '--otf2=D', '--')."""
+    trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples",
+                         "pingpong-2.nlt")
+    meta = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "traces", "dumpi",
+                        "testbgp.meta")
+    want = run("trace", "dump", trace, "--rank", "1").stdout
+    for args in (("--rank=1",), ("--ra", "1"), ("--r=1",)):
+        eq(f"trace dump {' '.join(args)}", run("trace", "dump", trace, *args).stdout, want)
+    want = run("trace", "info", trace, "--json").stdout
+    eq("trace info --js", run("trace", "info", trace, "--js").stdout, want)
+    eq("trace info -- FILE", run("trace", "info", "--", trace).stdout, run("trace", "info", trace).stdout)
+    eq("trace info --he", run("trace", "info", "--he").stdout, run("trace", "info", "--help").stdout)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, args in enumerate((("--output=%s",), ("--out", "%s"), ("-o%s",))):
+            out = os.path.join(tmp, f"i{i}.nlt")
+            run("trace", "import", meta, *(a.replace("%s", out) for a in args))
+            check(f"trace import {args[0]}: {out} written", os.path.isfile(out))
+        for i, args in enumerate((("--otf2=%s",), ("--ot", "%s"))):
+            out = os.path.join(tmp, f"x{i}.otf2")
+            run("trace", "export", trace, *(a.replace("%s", out) for a in args))
+            check(f"trace export {args[0]}: {out} made", os.path.isfile(os.path.join(out, "traces.otf2")))
+        ini = os.path.join(tmp, "system.ini")
+        write(ini, "topology = mesh:k=4x4\n")
+        out = os.path.join(tmp, "b.nlb")
+        eq("trace pack --conf=INI", run("trace", "pack", out, trace, f"--conf={ini}").stdout.decode(),
+           f"{out}: 1 trace + config\n")
+        for args, msg in (
+                (("info", trace, "--json=1"),
+                 "netloom trace info: option '--json' takes no value (got '--json=1') (usage: netloom trace info "
+                 "FILE [--json])"),
+                (("dump", trace, "--ra"),
+                 "netloom trace dump: option '--rank' needs a value (usage: netloom trace dump FILE [--rank R])"),
+                (("dump", trace, "--rank=x"),
+                 "netloom trace dump: --rank 'x': expected a rank number (usage: netloom trace dump FILE [--rank R])"),
+                (("import", meta, "--output=a.nlt", "--out", "b.nlt"),
+                 "netloom trace import: option '--output' given twice (usage: netloom trace import IN -o OUT.nlt)"),
+                (("import", meta, "-oa.nlt", "-o", "b.nlt"),
+                 "netloom trace import: option '-o' given twice (usage: netloom trace import IN -o OUT.nlt)"),
+                (("export", trace, "--otf2=a", "--otf2=b"),
+                 "netloom trace export: option '--otf2' given twice (usage: netloom trace export FILE --otf2 DIR)"),
+                (("verify", "-x", trace),
+                 "netloom trace verify: unknown option '-x' (usage: netloom trace verify FILE)"),
+                (("info", "--", trace, "x"),
+                 "netloom trace info: unexpected argument 'x' (usage: netloom trace info FILE [--json])")):
+            one_line_error(run("trace", *args, code=2), msg)
+        check("refused options wrote nothing", sorted(os.listdir(tmp)) ==
+              ["b.nlb", "i0.nlt", "i1.nlt", "i2.nlt", "system.ini", "x0.otf2", "x1.otf2"])
+
+
 def case_directory_inputs():
     """A directory given where a file is read: one line saying so, exit 2,
     nothing written. fopen opens a directory and only its first read
