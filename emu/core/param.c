@@ -172,6 +172,8 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 	const char *p = value;
 
 	vec->n = 0;
+	if (!*value) /* the unset default (param.h) */
+		return 0;
 	for (;;) {
 		const char *q = strchr(p, sep);
 		const char *end = q ? q : p + strlen(p);
@@ -686,15 +688,23 @@ void param_format(const struct param_def *d, const void *in, char *buf, size_t c
 	}
 }
 
+bool param_is_unset(const struct param_def *d, const void *in)
+{
+	return (d->type == PARAM_DIMS || d->type == PARAM_LIST) &&
+	       PARAM_FIELD((void *)in, d, struct param_vec)->n == 0;
+}
+
 void param_format_all(const struct param_def *defs, const void *in, char *buf, size_t cap)
 {
 	size_t used = 0;
 	buf[0] = '\0';
 	for (const struct param_def *d = defs; d && d->name; d++) {
 		char v[PARAM_STR_MAX];
+		if (param_is_unset(d, in))
+			continue;
 		param_format(d, in, v, sizeof v);
-		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s=%s",
-					 d == defs ? "" : ",", d->name, v);
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s=%s", used ? "," : "",
+					 d->name, v);
 	}
 }
 
@@ -713,7 +723,9 @@ void param_print_one(FILE *f, const struct param_def *d, const char *indent)
 			fprintf(f, "%s%s", i ? "|" : "", d->choices[i]);
 		fprintf(f, ")");
 	}
-	if (d->defval)
+	if (d->defval && !d->defval[0] && (d->type == PARAM_DIMS || d->type == PARAM_LIST))
+		fprintf(f, " [default unset]");
+	else if (d->defval)
 		fprintf(f, " [default %s]", d->defval);
 	else
 		fprintf(f, " [required]");

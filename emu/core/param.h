@@ -36,7 +36,9 @@ enum param_type {
  * through a spec file ("@file", topo_new). */
 #define PARAM_STR_MAX 4096
 
-/* A vector parameter: "8x8x4" gives n = 3, v = {8, 8, 4}. */
+/* A vector parameter: "8x8x4" gives n = 3, v = {8, 8, 4}. The default ""
+ * gives n = 0, unset: a value given is never empty (specs and config
+ * files refuse it), so it tells "not given" from any list, 0 included. */
 struct param_vec {
 	int n;
 	int64_t v[PARAM_VEC_MAX];
@@ -111,7 +113,12 @@ const struct param_def *param_find(const struct param_def *defs, const char *nam
 /* Write the value of one parameter as text, in the syntax param_set reads. */
 void param_format(const struct param_def *d, const void *in, char *buf, size_t cap);
 
-/* Write the canonical "k=v,k=v" form of all parameters (defaults included). */
+/* An unset vector (DIMS or LIST left at the default ""): the canonical
+ * forms leave it out, since "k=" does not read back. */
+bool param_is_unset(const struct param_def *d, const void *in);
+
+/* Write the canonical "k=v,k=v" form of all parameters (defaults included,
+ * unset vectors left out). */
 void param_format_all(const struct param_def *defs, const void *in, char *buf, size_t cap);
 
 /* The canonical spec "family:k=v,k=v" (just "family" when the table is

@@ -34,7 +34,7 @@ struct clos_params {
 	int64_t r;              /* switch radix */
 	int64_t n;              /* terminals, 0 = the most the core allows */
 	struct param_vec taper; /* down:up ratio per level below the core */
-	struct param_vec down;  /* explicit down ports per level below the core (0 = unset) */
+	struct param_vec down;  /* explicit down ports per level below the core (n = 0: unset) */
 	struct param_vec up;    /* explicit up ports per level below the core */
 	bool pack;              /* package small core switches together */
 };
@@ -46,9 +46,9 @@ static const struct param_def clos_params_def[] = {
 	 "terminals N; 0 = the most the core can serve (2 (R/2)^L untapered)", NULL},
 	{"taper", PARAM_DIMS, offsetof(struct clos_params, taper), "1", 1, 65535,
 	 "down:up link ratio T of each level below the core, e.g. 2x1 (one value for all)", NULL},
-	{"down", PARAM_DIMS, offsetof(struct clos_params, down), "0", 0, 65535,
+	{"down", PARAM_DIMS, offsetof(struct clos_params, down), "", 0, 65535,
 	 "explicit down ports per level below the core, e.g. 20x16 (instead of taper)", NULL},
-	{"up", PARAM_DIMS, offsetof(struct clos_params, up), "0", 0, 65535,
+	{"up", PARAM_DIMS, offsetof(struct clos_params, up), "", 0, 65535,
 	 "explicit up ports per level below the core, e.g. 10x16 (with down=)", NULL},
 	{"pack", PARAM_BOOL, offsetof(struct clos_params, pack), "1", 0, 0,
 	 "count core switches using <= R/2 ports several per physical switch (seed 001 §4.1)", NULL},
@@ -61,12 +61,13 @@ static int64_t clos_vec(const struct param_vec *v, int l)
 	return v->v[v->n == 1 ? 0 : l];
 }
 
-/* down= or up= given: the default is the single value 0, so a list whose
- * first level is 0 ('down=0x16') is given too (it was taken as unset and
- * refused as "'up' given without 'down'"). */
+/* down= or up= given: the default is the unset (empty) list, so any list
+ * given is set, 'down=0' and 'down=0x16' too (the default was the single
+ * value 0: 'down=0,up=10' was refused as "'up' given without 'down'"), and
+ * the canonical spec leaves an unset one out (it wrote 'down=0,up=0'). */
 static bool clos_vec_is_set(const struct param_vec *v)
 {
-	return v->n > 1 || v->v[0] != 0;
+	return v->n > 0;
 }
 
 /* "20x16", as given, for messages. */
@@ -97,7 +98,7 @@ static int clos_build(struct topo *t, struct nl_err *err)
 				 "parameter '%s': l=1 is one switch, with no level below the core to shape",
 				 has_down ? "down" : has_up ? "up" : "taper");
 	/* down= and up= replace the taper together: one alone leaves the
-	 * other level counts unknown (0 is the unset default). */
+	 * other level counts unknown. */
 	if (explicit_ports && has_down != has_up) {
 		return topo_errf(t, err, NL_EINVAL,
 				 "parameter '%s' given without '%s': explicit ports need both (e.g. down=20x16,up=10x16)",

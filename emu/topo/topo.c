@@ -41,7 +41,8 @@ void topo_free(struct topo *t)
 	free(t);
 }
 
-/* Canonical spec: "name:k=v,..." with every parameter (defaults included),
+/* Canonical spec: "name:k=v,..." with every parameter (defaults included,
+ * an unset vector left out: clos's down= and up= without a value),
  * or "name(inner):k=v,..." when the family wraps a nested spec, so the
  * canonical text parses back to the same topology. */
 static int topo_set_spec(struct topo *t, struct nl_err *err)
@@ -63,7 +64,7 @@ static int topo_set_spec(struct topo *t, struct nl_err *err)
 			used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0, "(%s)", v);
 		}
 	for (const struct param_def *d = t->ops->params; d && d->name; d++) {
-		if (d->type == PARAM_SPEC)
+		if (d->type == PARAM_SPEC || param_is_unset(d, t->params))
 			continue;
 		param_format(d, t->params, v, sizeof v);
 		used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0, "%s%s=%s",
@@ -481,7 +482,7 @@ static void topo_params_text(const struct topo *t, char *buf, size_t cap)
 	int n = 0;
 
 	for (const struct param_def *d = t->ops->params; d && d->name && used < cap; d++) {
-		if (d->type == PARAM_SPEC)
+		if (d->type == PARAM_SPEC || param_is_unset(d, t->params))
 			continue;
 		param_format(d, t->params, v, sizeof v);
 		used += (size_t)snprintf(buf + used, cap - used, "%s %s=%s", n++ ? "," : "", d->name, v);

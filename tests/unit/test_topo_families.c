@@ -172,6 +172,29 @@ static void test_clos_formulas(void)
 		  "topology 'clos': parameter 'up' value '10x0': level 2 has no up port");
 	CHECK_ERR(topo_new("clos:l=3,r=32,down=20x16,up=0x16", &t, &e), NL_ERANGE, &e,
 		  "topology 'clos': parameter 'up' value '0x16': level 1 has no up port");
+	/* A lone 0 is given too: 'down=0,up=10' said "parameter 'up' given
+	 * without 'down'", 0 being the unset default. */
+	CHECK_ERR(topo_new("clos:l=3,r=32,down=0,up=10", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'down' value '0': level 1 has no down port; expected at least one at "
+		  "every level below the core");
+	CHECK_ERR(topo_new("clos:l=3,r=32,down=20,up=0", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'up' value '0': level 1 has no up port");
+	/* The canonical spec leaves down= and up= out when they are unset (it
+	 * wrote 'down=0,up=0', which reads as given and is refused), and
+	 * parses back to itself. */
+	static const char *const canon[][2] = {
+		{"clos:l=3,r=8", "clos:l=3,r=8,n=128,taper=1,pack=1"},
+		{"clos:l=3,r=32,n=4096,taper=2x1", "clos:l=3,r=32,n=4096,taper=2x1,pack=1"},
+		{"clos:l=3,r=32,n=4096,down=20x16,up=10x16", "clos:l=3,r=32,n=4096,taper=1,down=20x16,up=10x16,pack=1"}};
+	for (size_t i = 0; i < sizeof canon / sizeof *canon; i++) {
+		CHECK_OK(topo_new(canon[i][0], &t, &e), &e);
+		CHECK_STR(t->spec, canon[i][1]);
+		struct topo *back;
+		CHECK_OK(topo_new(t->spec, &back, &e), &e);
+		CHECK_STR(back->spec, canon[i][1]);
+		topo_free(back);
+		topo_free(t);
+	}
 	/* One level is one switch: taper=, down= and up= shape the levels
 	 * below the core, which it has none of (they were ignored, and the
 	 * canonical spec kept them). */
@@ -778,7 +801,7 @@ static void test_size_refusals(void)
 					   "routers"},
 		{"foldedhypercube:n=24,p=4096", "topology 'foldedhypercube': parameters n=24, p=4096 give 16777216 routers, "
 						"69138907136 ports and 68719476736 endpoints"},
-		{"clos:l=2,r=65535", "topology 'clos': parameters l=2, r=65535, n=2147385345, taper=1, down=0, up=0, pack=1 "
+		{"clos:l=2,r=65535", "topology 'clos': parameters l=2, r=65535, n=2147385345, taper=1, pack=1 "
 				     "give 98302 routers, 6442156035 ports and 2147385345 endpoints; expected at most 2^30"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
