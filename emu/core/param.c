@@ -714,6 +714,37 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 		param_print_one(f, d, indent);
 }
 
+/* " [integer, 1..255]": the type of d's values and their range, which
+ * every key's line gives ('topo list --help' promises both). A seed and a
+ * boolean showed neither, a list only its range. A choice's names are
+ * its range, shown before. */
+static void param_print_type(FILE *f, const struct param_def *d)
+{
+	char range[96] = "";
+	/* Integer keys say so: "[-1e+06..1e+06]" read as a real range. */
+	bool is_whole = d->type != PARAM_DOUBLE;
+	if (param_has_bounds(d))
+		snprintf(range, sizeof range, is_whole ? "%.0f..%.0f" : "%.15g..%.15g", d->min, d->max);
+	const char *in = range[0] ? ", " : "", *each = range[0] ? ", each " : "";
+	switch (d->type) {
+	case PARAM_INT: /* no bounds: any int64 (param_parse_i64) */
+		fprintf(f, " [integer, %s]", range[0] ? range : "-2^63..2^63-1");
+		return;
+	case PARAM_DOUBLE: fprintf(f, " [number%s%s]", in, range); return;
+	case PARAM_BOOL: fputs(" [boolean: 0/1, true/false, yes/no or on/off]", f); return;
+	case PARAM_DIMS: fprintf(f, " [integers joined by 'x'%s%s]", each, range); return;
+	case PARAM_LIST: fprintf(f, " [integers joined by '/'%s%s]", each, range); return;
+	case PARAM_RANGE: fprintf(f, " [integer or range lo..hi%s%s]", range[0] ? ", within " : "", range); return;
+	case PARAM_STRING:
+		if (!d->choices)
+			fputs(" [string]", f);
+		return;
+	case PARAM_SPEC: fputs(" [spec]", f); return;
+	case PARAM_PATH: fputs(" [input file]", f); return;
+	case PARAM_CHOICE: return;
+	}
+}
+
 void param_print_one(FILE *f, const struct param_def *d, const char *indent)
 {
 	fprintf(f, "%s%-14s %s", indent, d->name, d->help ? d->help : "");
@@ -729,13 +760,7 @@ void param_print_one(FILE *f, const struct param_def *d, const char *indent)
 		fprintf(f, " [default %s]", d->defval);
 	else
 		fprintf(f, " [required]");
-	if (d->type == PARAM_PATH)
-		fprintf(f, " [input file]");
-	/* Integer keys say so: "[-1e+06..1e+06]" read as a real range. */
-	if (param_has_bounds(d) && d->type == PARAM_INT)
-		fprintf(f, " [integer, %.0f..%.0f]", d->min, d->max);
-	else if (param_has_bounds(d))
-		fprintf(f, " [%.15g..%.15g]", d->min, d->max);
+	param_print_type(f, d);
 	fputc('\n', f);
 }
 

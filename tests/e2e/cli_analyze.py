@@ -1116,6 +1116,29 @@ def case_help():
     for fam in ("torus", "mesh", "hyperx"):
         if f"  {fam} " not in lst:
             raise Fail(f"topo list lacks {fam}")
+    # 'topo list --help' promises each parameter's type and range: a seed
+    # (an integer without bounds) and a boolean showed neither, a list
+    # only its range.
+    lines = {}
+    fam = None
+    for ln in lst.splitlines():
+        m = re.match(r"^  (\S+) ", ln)
+        if m:
+            fam = m.group(1)
+        m = re.match(r"^      (\S+) ", ln)
+        if m:
+            lines[(fam, m.group(1))] = ln
+    for key, tail in ((("dln", "seed"), "[default 1] [integer, -2^63..2^63-1]"),
+                      (("clos", "pack"), "[default 1] [boolean: 0/1, true/false, yes/no or on/off]"),
+                      (("graph", "labels"), "[default 0] [boolean: 0/1, true/false, yes/no or on/off]"),
+                      (("torus", "k"), "[required] [integers joined by 'x', each 2..65535]"),
+                      (("equality", "sa"), "[required] [integers joined by '/', each -16777216..16777216]"),
+                      (("p2", "frac"), "[default 1] [number, 0..1]"),
+                      (("p2", "base"), "[required] [spec]")):
+        check(f"topo list {key[0]} {key[1]}: {lines.get(key)!r} ends {tail!r}", lines.get(key, "").endswith(tail))
+    for key, ln in lines.items():
+        check(f"topo list {key[0]} {key[1]} gives its type: {ln!r}",
+              re.search(r"\[(integer|number|boolean|integers joined|spec|string|input file)|\(\w+(\|\w+)+\)", ln))
 
 
 if __name__ == "__main__":
