@@ -754,7 +754,9 @@ void param_print_one(FILE *f, const struct param_def *d, const char *indent)
 			fprintf(f, "%s%s", i ? "|" : "", d->choices[i]);
 		fprintf(f, ")");
 	}
-	if (d->defval && !d->defval[0] && (d->type == PARAM_DIMS || d->type == PARAM_LIST))
+	/* An empty default is no value (an unset vector, no file, a choice
+	 * the help says is made later): "[default ]" read as a printing slip. */
+	if (d->defval && !d->defval[0])
 		fprintf(f, " [default unset]");
 	else if (d->defval)
 		fprintf(f, " [default %s]", d->defval);

@@ -668,6 +668,13 @@ def case_config_keys():
     check("num_vcs line", re.search(r"^  num_vcs +virtual channels per port \[default 16\] \[integer, 1\.\.255\]$",
                                     keys_text, flags=re.M))
     check("flow_control choices", "(wormhole|vct) [default wormhole]" in keys_text)
+    # A key whose default is no value (no map file, no calibration, the
+    # packaging rule chosen per topology) printed "[default ]"; it reads
+    # "[default unset]", as 'topo list' prints clos's down=/up=.
+    check("no '[default ]' line", "[default ]" not in keys_text)
+    for key in ("placement_map", "layout_pack", "calibration"):
+        line = next(l for l in keys_text.splitlines() if l.startswith(f"  {key} "))
+        check(f"{key} default: {line!r}", "[default unset]" in line)
     # lookahead_decide = upstream runs on any number of partitions,
     # threads and ranks (docs/configuration.md); the help said one partition.
     line = next(l for l in keys_text.splitlines() if l.startswith("  lookahead_decide "))
