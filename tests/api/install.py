@@ -158,6 +158,16 @@ def check_installed_data(dest):
                  "netloom help", samples[len(dest):]):
         if want not in page:
             fail(f"the installed man page, rendered, lacks {want!r}:\n{page[:1500]}")
+    # Its EXIT STATUS said errors read 'netloom: ...' for an input or
+    # output, which every command's line has named since the prefix
+    # became the command's ('netloom run: x.ini: cannot open ...').
+    status = page.split("EXIT STATUS", 1)[1].split("\nFILES", 1)[0]
+    status = re.sub(r"\s+", " ", re.sub("\u2010\\s+", "", status))  # the renderer's hyphenation undone
+    for want in ("starts with the command", "netloom trace convert: ...", "unknown command"):
+        if want not in status:
+            fail(f"the installed man page's EXIT STATUS lacks {want!r}: {status!r}")
+    if "for an input or output" in status:
+        fail(f"the installed man page's EXIT STATUS gives inputs and outputs their own prefix: {status!r}")
     print(f"ok: the installed man page renders ({len(page.splitlines())} lines)")
 
 
