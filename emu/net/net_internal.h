@@ -729,7 +729,7 @@ struct flitnet {
 	uint32_t n_own;
 	uint32_t x_rank, x_size;       /* this process's MPI rank and the ranks (0 and 1 without MPI) */
 	bool parts_chosen;             /* root: partitions automatic or raised to threads x ranks
-					  (flitnet_new), not the key's value: a refusal of the count
+					  (fl_plan_split), not the key's value: a refusal of the count
 					  blames the ranks and threads, not the key */
 	struct fl_mx *mx;              /* root, under MPI: the exchange's state (mpi.c) */
 	uint64_t x_events;             /* under MPI: events pending on all ranks after the last exchange */

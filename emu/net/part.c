@@ -235,13 +235,13 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	n->r_hi = R;
 	n->own_eps = t->n_endpoints;
 	n->own_ports = t->n_ports;
-	/* Under MPI partition k is rank k mod ranks's (flitnet_new makes
+	/* Under MPI partition k is rank k mod ranks's (fl_plan_split makes
 	 * partitions >= ranks, so each rank has one at least). */
 	n->x_rank = net_mpi_rank(n->sc.mpi);
 	n->x_size = net_mpi_size(n->sc.mpi);
 	if (n_parts < 1 || n_parts > R) {
 		/* A count given above the routers is the key's fault, under MPI
-		 * too; one flitnet_new chose is the ranks' and threads'. */
+		 * too; one fl_plan_split chose is the ranks' and threads'. */
 		if (n->parts_chosen && n->x_size > 1)
 			return nl_errf(err, NL_ECONFIG,
 				       "partitions %u (at least threads x ranks, with %u MPI ranks): the network has %u "
