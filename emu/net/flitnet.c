@@ -1048,6 +1048,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	*out = n;
 	return 0;
 }
+
 int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
