@@ -166,23 +166,30 @@ static void cli_replay_recorded(FILE *f, const struct trace_manifest *m, const s
  * sooner than the recorded run (a program polling with MPI_Test, then
  * testing or waiting again) a plain line, since nothing is wrong; on one
  * the trace never created a warning naming the first, as that trace
- * lacks calls (docs/replay.md "Requests"). */
+ * lacks calls (docs/replay.md "Requests"). The counts are of request ids
+ * named, not of calls (a waitall over 3 ids counts 3; start, cancel and
+ * request_free name ids too), so the lines say that. */
+static const char *const cli_replay_named_by[2] = {
+	"named by waits/tests (counted once per id named; start, cancel, request_free too)",
+	"named by a wait/test (counted once per id named; start, cancel, request_free too)",
+};
+
 static void cli_replay_unknown_requests(FILE *f, const struct app_results *res)
 {
 	uint64_t n = res->reqs_completed_before;
 	if (n)
 		fprintf(f,
-			"  %" PRIu64 " wait%s/test%s found %s already completed by the replay (sooner than in the "
+			"  %" PRIu64 " request%s %s had already been completed by the replay (sooner than in the "
 			"recorded run, as when a program polls with MPI_Test)\n",
-			n, n == 1 ? "" : "s", n == 1 ? "" : "s", n == 1 ? "its request" : "their requests");
+			n, n == 1 ? "" : "s", cli_replay_named_by[n == 1]);
 	n = res->reqs_never_created;
 	if (n) {
 		const char *k = trace_op_name(res->never_created_kind);
 		fprintf(f,
-			"  warning: %" PRIu64 " wait%s/test%s named %s the trace never created (ignored: the trace "
+			"  warning: %" PRIu64 " request%s %s %s never created by the trace (ignored: the trace "
 			"lacks the call%s that made %s); first: rank %" PRIu32 ", op %" PRIu64 " (%s of request %" PRIu32
 			")\n",
-			n, n == 1 ? "" : "s", n == 1 ? "" : "s", n == 1 ? "a request" : "requests", n == 1 ? "" : "s",
+			n, n == 1 ? "" : "s", cli_replay_named_by[n == 1], n == 1 ? "was" : "were", n == 1 ? "" : "s",
 			n == 1 ? "it" : "them", res->never_created_rank, res->never_created_op, k ? k : "?",
 			res->never_created_id);
 	}

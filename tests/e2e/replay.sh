@@ -356,7 +356,7 @@ finalize t=0 dur=0
 TXT
 "$netloom" trace encode "$dir/poll.txt" "$dir/poll.nlt" || fail "encode polling trace"
 "$netloom" replay "$dir/poll.nlt" "${net[@]}" --json "$dir/poll.json" > "$dir/poll.out" 2>&1 || fail "replay polling exit $?"
-grep -q "^  3 waits/tests found their requests already completed by the replay (sooner than in the recorded run, as when a program polls with MPI_Test)$" "$dir/poll.out" || fail "polling line: $(cat "$dir/poll.out")"
+grep -q "^  3 requests named by waits/tests (counted once per id named; start, cancel, request_free too) had already been completed by the replay (sooner than in the recorded run, as when a program polls with MPI_Test)$" "$dir/poll.out" || fail "polling line: $(cat "$dir/poll.out")"
 ! grep -q "warning\|note" "$dir/poll.out" || fail "polling warns: $(cat "$dir/poll.out")"
 expect_eq "polling json" "$(json "$dir/poll.json" '(lambda m: (m["unknown_requests"], m["requests_already_completed"], m["requests_never_created"], "first_never_created" in m))(d["results"]["messages"])')" "(3, 3, 0, False)"
 cat > "$dir/nc.txt" <<'TXT'
@@ -382,8 +382,8 @@ finalize t=0 dur=0
 TXT
 "$netloom" trace encode "$dir/nc.txt" "$dir/nc.nlt" || fail "encode never-created trace"
 "$netloom" replay "$dir/nc.nlt" "${net[@]}" --json "$dir/nc.json" > "$dir/nc.out" 2>&1 || fail "replay never-created exit $?"
-grep -q "^  2 waits/tests found their requests already completed by the replay (sooner than in the recorded run, as when a program polls with MPI_Test)$" "$dir/nc.out" || fail "never-created: completed line: $(cat "$dir/nc.out")"
-grep -q "^  warning: 3 waits/tests named requests the trace never created (ignored: the trace lacks the calls that made them); first: rank 0, op 5 (wait of request 7)$" "$dir/nc.out" || fail "never-created warning: $(cat "$dir/nc.out")"
+grep -q "^  2 requests named by waits/tests (counted once per id named; start, cancel, request_free too) had already been completed by the replay (sooner than in the recorded run, as when a program polls with MPI_Test)$" "$dir/nc.out" || fail "never-created: completed line: $(cat "$dir/nc.out")"
+grep -q "^  warning: 3 requests named by waits/tests (counted once per id named; start, cancel, request_free too) were never created by the trace (ignored: the trace lacks the calls that made them); first: rank 0, op 5 (wait of request 7)$" "$dir/nc.out" || fail "never-created warning: $(cat "$dir/nc.out")"
 expect_eq "never-created json" "$(json "$dir/nc.json" '(lambda m: (m["unknown_requests"], m["requests_already_completed"], m["requests_never_created"], m["first_never_created"]))(d["results"]["messages"])')" "(5, 2, 3, {'rank': 0, 'op_index': 5, 'op': 'wait', 'request': 7})"
 
 # Placement (issue 13): key placement maps ranks with an emu/place policy.
