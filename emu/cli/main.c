@@ -148,10 +148,12 @@ static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cm
 				cli_unknown_command(argv[2]);
 			return CLI_USAGE;
 		}
+		/* Refused as help's own argument, under its name, as every
+		 * command names itself (cli_usage_error). */
 		if (argc > 2) {
 			if (!quiet)
-				fprintf(stderr, "netloom: unexpected argument '%s' after '%s %s'; expected 'netloom %s --help'\n",
-					argv[3], argv[1], argv[2], argv[2]);
+				cli_usage_error("help", "unexpected argument '%s' after '%s %s'; expected 'netloom %s --help'",
+						argv[3], argv[1], argv[2], argv[2]);
 			return CLI_USAGE;
 		}
 		if (!quiet)

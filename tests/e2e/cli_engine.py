@@ -2051,8 +2051,12 @@ def case_help():
     for args in (("help", "run"), ("--help", "sweep"), ("-h", "config"), ("help", "topo")):
         eq(f"netloom {' '.join(args)}", run(*args).stdout, run(args[1], "--help").stdout)
     one_line_error(run("help", "bogus", code=2), "netloom: unknown command 'bogus' (see 'netloom --help')")
+    # Its extra word was refused as netloom's ("netloom: unexpected
+    # argument"), not help's, where every command names itself.
     one_line_error(run("help", "run", "x", code=2),
-                   "netloom: unexpected argument 'x' after 'help run'; expected 'netloom run --help'")
+                   "netloom help: unexpected argument 'x' after 'help run'; expected 'netloom run --help'")
+    one_line_error(run("--help", "sweep", "x", code=2),
+                   "netloom help: unexpected argument 'x' after '--help sweep'; expected 'netloom sweep --help'")
     # version took any arguments and printed the version (exit 0).
     check("version --help: usage", run("version", "--help").stdout.decode().startswith("usage: netloom version"))
     p = run("version", "--bogus", "extra", code=2)
