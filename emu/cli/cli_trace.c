@@ -1011,11 +1011,17 @@ int cli_trace_main(int argc, char **argv)
 		out_signals_catch();
 		return subs[i].fn(argc - 1, argv + 1);
 	}
+	/* Said as topo says it ("unknown command" was netloom's word for
+	 * its own commands): the subcommands listed, a typo's meaning named. */
 	const char *names[sizeof subs / sizeof *subs];
-	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+	char valid[128] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
 		names[i] = subs[i].name;
+		used += (size_t)snprintf(valid + used, used < sizeof valid ? sizeof valid - used : 0, "%s%s",
+					 i ? ", " : "", subs[i].name);
+	}
 	const char *near = config_name_near(argv[1], strlen(argv[1]), names, sizeof subs / sizeof *subs);
-	fprintf(stderr, "netloom trace: unknown command '%s' (%s%s%ssee 'netloom trace --help')\n", argv[1],
-		near ? "did you mean '" : "", near ? near : "", near ? "'? " : "");
-	return CLI_USAGE;
+	return cli_usage_error("trace", "unknown subcommand '%s' (%s%s%svalid: %s)", argv[1], near ? "did you mean '" : "",
+			       near ? near : "", near ? "'? " : "", valid);
 }

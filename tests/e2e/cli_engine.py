@@ -265,8 +265,13 @@ def case_suggestions():
             (("runn",), "netloom: unknown command 'runn' (did you mean 'run'? see 'netloom --help')"),
             (("help", "swep"), "netloom: unknown command 'swep' (did you mean 'sweep'? see 'netloom --help')"),
             (("bogus",), "netloom: unknown command 'bogus' (see 'netloom --help')"),
-            (("trace", "convrt"), "netloom trace: unknown command 'convrt' (did you mean 'convert'? see 'netloom "
-                                  "trace --help')"),
+            # trace's said "unknown command ... see 'netloom trace --help'"
+            # where topo's says "unknown subcommand" and lists them.
+            (("trace", "convrt"), "netloom trace: unknown subcommand 'convrt' (did you mean 'convert'? valid: info, "
+                                  "dump, encode, verify, convert, pack, unpack, import, export)"),
+            (("trace", "bogus"), "netloom trace: unknown subcommand 'bogus' (valid: info, dump, encode, verify, "
+                                 "convert, pack, unpack, import, export)"),
+            (("topo", "bogus"), "netloom topo: unknown subcommand 'bogus' (valid: list, describe, export)"),
             (("run", "--jsn", "x.json"), "netloom run: unknown option '--jsn' (did you mean '--json'? see 'netloom "
                                          "run --help')"),
             # trace's subcommands read their own options and named no typo.
