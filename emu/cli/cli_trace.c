@@ -92,10 +92,10 @@ static const struct trace_sub {
 
 static void trace_usage(FILE *f)
 {
-	fprintf(f, "usage: netloom trace <command> [options]\n\ncommands:\n");
+	fprintf(f, "usage: netloom trace <subcommand> [options]\n\nsubcommands:\n");
 	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
 		fprintf(f, "  %s\n", trace_subs[i].usage);
-	fprintf(f, "\n'netloom trace <command> --help' describes a command.\n");
+	fprintf(f, "\n'netloom trace <subcommand> --help' describes a subcommand.\n");
 }
 
 static int sub_help(const char *name)
