@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 CASE, NETLOOM, REPLAY, RING, HALO, PYDIR, LIBCLIENT = sys.argv[1:8]
 PY = '/usr/bin/python3'  # Debian's interpreter, where python3-zmq lives
@@ -24,7 +25,37 @@ TMO = 60
 
 def fail(msg):
     print('FAIL %s: %s' % (CASE, msg))
+    show_outputs()
     sys.exit(1)
+
+
+# The case's temporary directory and when it began: on failure, what its
+# processes said is printed before the directory goes (with it, a flake
+# seen once in a suite run left only its FAIL line).
+TMP, T0 = None, time.monotonic()
+SHOWN_BYTES = 3000
+
+
+def show_outputs():
+    """Print the servers' and clients' .out, .err and .json files of the
+    case (each up to its last SHOWN_BYTES characters), once."""
+    global TMP
+    d, TMP = TMP, None
+    if d is None:
+        return
+    names = sorted(n for n in os.listdir(d) if n.endswith(('.out', '.err', '.json')))
+    print('--- %s failed after %.2f s; its files in %s: %s' % (CASE, time.monotonic() - T0, d,
+                                                             ' '.join(sorted(os.listdir(d))[:200])))
+    for n in names[:60]:
+        try:
+            text = open(os.path.join(d, n), errors='replace').read()
+        except OSError as e:
+            text = '(unreadable: %s)\n' % e.strerror
+        cut = ', its last %d' % SHOWN_BYTES if len(text) > SHOWN_BYTES else ''
+        print('--- %s (%d characters%s):' % (n, len(text), cut))
+        print(text[-SHOWN_BYTES:], end='' if text.endswith('\n') or not text else '\n')
+    if len(names) > 60:
+        print('--- and %d more' % (len(names) - 60))
 
 
 def expect(cond, msg):
@@ -3639,5 +3670,10 @@ if __name__ == '__main__':
     if CASE not in CASES:
         fail('unknown case (valid: %s)' % ', '.join(sorted(CASES)))
     with tempfile.TemporaryDirectory(prefix='nl-live-') as tmp:
-        CASES[CASE](tmp)
+        TMP, T0 = tmp, time.monotonic()
+        try:
+            CASES[CASE](tmp)
+        except Exception:  # a traceback exits 1 too: said as a failure, with the outputs
+            traceback.print_exc(file=sys.stdout)
+            fail('uncaught %s (traceback above)' % sys.exc_info()[0].__name__)
     print('ok %s' % CASE)
