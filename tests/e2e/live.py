@@ -2823,8 +2823,13 @@ def case_frame_errors(d):
     # (ranks only talk within their job)', for SEND and RECV alike).
     script = os.path.join(d, 'jobpeer.py')
     open(script, 'w').write(JOBPEER)
-    s = Server(d, 4, '-s', 'backend=analytic', '--jobs', '2,2', '--connect-timeout-ms', '500', name='jobpeer')
-    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'jobpeer')
+    # The client starts first, and has 2 s to say HELLO: a 500 ms window
+    # after the server missed it under load (Python's start), all 4 ranks
+    # were evicted and the client said 'timeout'. The ranks that never
+    # come end the session when the window closes.
+    procs = clients_start([[PY, script, PYDIR, 'ipc://%s/jobpeer.sock' % d]], d, 'jobpeer')
+    s = Server(d, 4, '-s', 'backend=analytic', '--jobs', '2,2', '--connect-timeout-ms', '2000', name='jobpeer')
+    (rc, out), = clients_wait(procs)
     expect(rc == 0 and out.splitlines() == [
         'send: 8 rank 2: SEND: peer 0 is in job 1, expected a rank of job 2 (2..3): ranks only talk within their job',
         'recv: 8 rank 2: RECV: peer 1 is in job 1, expected a rank of job 2 (2..3) or -1 (any): ranks only talk '
