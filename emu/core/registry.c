@@ -58,21 +58,41 @@ static size_t registry_colon_typo(const void *const *items, size_t n, const char
 	return best;
 }
 
+/* The length of the entry name that `name` is, or else starts with
+ * followed by ',' or a blank; 0 when there is none. */
+static size_t registry_spec_name(const void *const *items, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(registry_name(items[i]), name))
+			return strlen(name);
+	return registry_colon_typo(items, n, name);
+}
+
 const void *registry_find_spec(const void *const *items, size_t n, const char *name, const char *what,
 			       struct nl_err *err)
 {
 	const void *item = registry_find(items, n, name, what, err);
-	size_t len = item ? 0 : registry_colon_typo(items, n, name);
-	if (!len)
+	if (item)
 		return item;
-	/* Parameters after a ',' or a blank were read as part of the name,
-	 * so the family list alone did not say what was wrong. */
-	const char *rest = name + len + strspn(name + len, ", \t");
-	if (!*rest)
-		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s' (nothing after the name but ':' and its parameters)",
-			what, name, (int)len, name);
+	/* Blanks before the name, or parameters after a ',' or a blank, were
+	 * read as part of it, so the family list (and a "did you mean" for
+	 * '  torus') did not say what was wrong. */
+	size_t lead = strspn(name, " \t");
+	const char *base = name + lead;
+	size_t len = registry_spec_name(items, n, base);
+	if (!len)
+		return NULL;
+	const char *rest = base + len + strspn(base + len, ", \t");
+	if (*rest)
+		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s:%s' (%sparameters follow %s after a ':')",
+			what, name, (int)len, base, rest, lead ? "nothing before the name; " : "",
+			lead ? "it" : "the name");
+	else if (!base[len])
+		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s' (nothing before the name)", what, name,
+			(int)len, base);
 	else
-		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s:%s' (parameters follow the name after a ':')",
-			what, name, (int)len, name, rest);
+		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s' (%s after %s but ':' and its parameters)",
+			what, name, (int)len, base, lead ? "nothing before the name, nothing" : "nothing",
+			lead ? "it" : "the name");
 	return NULL;
 }

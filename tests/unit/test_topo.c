@@ -241,6 +241,15 @@ static void test_topo_errors(void)
 		  "unknown topology 'torus,k=4': expected 'torus:k=4' (parameters follow the name after a ':')");
 	CHECK_ERR(topo_new("torus k=4x4,p=2", &t, &e), NL_ENOTFOUND, &e, "expected 'torus:k=4x4,p=2'");
 	CHECK_ERR(topo_new("p2(torus, k=4)", &t, &e), NL_ENOTFOUND, &e, "expected 'torus:k=4'");
+	/* A blank before the name gets the blank's message, as one after it
+	 * does, not "did you mean 'torus'?". */
+	CHECK_ERR(topo_new("  torus:k=4", &t, &e), NL_ENOTFOUND, &e,
+		  "unknown topology '  torus': expected 'torus' (nothing before the name)");
+	CHECK_ERR(topo_new(" torus :k=4", &t, &e), NL_ENOTFOUND, &e,
+		  "unknown topology ' torus ': expected 'torus' (nothing before the name, nothing after it but ':' and its parameters)");
+	CHECK_ERR(topo_new(" torus,k=4", &t, &e), NL_ENOTFOUND, &e,
+		  "unknown topology ' torus,k=4': expected 'torus:k=4' (nothing before the name; parameters follow it after a ':')");
+	CHECK_ERR(topo_new(" tarus", &t, &e), NL_ENOTFOUND, &e, "unknown topology ' tarus' (did you mean 'torus'? valid: ");
 	CHECK(t == NULL);
 	CHECK_ERR(topo_new("torus:k=1x4", &t, &e), NL_ERANGE, &e, "parameter 'k' value '1x4' out of range");
 	CHECK_ERR(topo_new("torus", &t, &e), NL_EINVAL, &e, "required parameter 'k' missing");
