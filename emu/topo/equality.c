@@ -134,6 +134,31 @@ static int equality_list(const char **s, char close, const struct param_def *def
 	}
 }
 
+/* The notation's one message for text it cannot read. */
+static int equality_unread(const char *spec, struct nl_err *err)
+{
+	return nl_errf(err, NL_EFORMAT,
+		       "topology 'equality': cannot read '%s': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)",
+		       spec);
+}
+
+/* The notation with its brackets swapped, "(S_A)[S_B]" at s: the lists
+ * are in the paper's order, so the error names the spec with the brackets
+ * the right way round (N14K6(-1,1,3,9)[4]: N14K6[-1,1,3,9](4)). Returns
+ * 0 when the text after s is not that shape. */
+static int equality_swapped(const char *spec, const char *s, struct nl_err *err)
+{
+	const char *a = s + 1, *a_end = strchr(a, ')');
+	if (*s != '(' || !a_end || a_end[1] != '[' || memchr(a, '[', (size_t)(a_end - a)))
+		return 0;
+	const char *b = a_end + 2, *b_end = strchr(b, ']');
+	if (!b_end || b_end[1] != '\0')
+		return 0;
+	return nl_errf(err, NL_EFORMAT,
+		       "topology 'equality': cannot read '%s': expected '%.*s[%.*s](%.*s)' (the odd offsets S_A in [...], then the even offsets S_B in (...))",
+		       spec, (int)(s - spec), spec, (int)(a_end - a), a, (int)(b_end - b), b);
+}
+
 /* The paper's notation: N<n>K<k>[P<p>][S_A](S_B), letters in either case.
  * Once N<digits>K<digits> is read the spec is Equality's: its numbers get
  * the key=value form's range checks (n >= 4, p <= 65536, ...), and one
@@ -162,7 +187,7 @@ static int equality_parse_alias(const char *spec, void *params, struct nl_err *e
 		if (!(len[2] = equality_number(&s)))
 			return 0;
 	}
-	if (*s != '\0' && *s != '[')
+	if (*s != '\0' && *s != '[' && *s != '(')
 		return 0;
 	for (int i = 0; i < 3; i++)
 		if (num[i] && (rc = equality_set(param_find(equality_params_def, key[i]), pr, num[i], len[i], err)) < 0)
@@ -171,6 +196,10 @@ static int equality_parse_alias(const char *spec, void *params, struct nl_err *e
 		return nl_errf(err, NL_EINVAL,
 			       "topology 'equality': '%s' names a class of Equality networks (Remark 1); give the offsets as in N14K6[-1,1,3,9](4) or equality:n=,sa=,sb=",
 			       spec);
+	if (*s == '(') { /* the lists swapped, or S_B alone */
+		rc = equality_swapped(spec, s, err);
+		return rc ? rc : equality_unread(spec, err);
+	}
 	s++;
 	rc = equality_list(&s, ']', param_find(equality_params_def, "sa"), pr->a, &pr->n_a, err);
 	if (rc == 0) {
@@ -184,9 +213,7 @@ static int equality_parse_alias(const char *spec, void *params, struct nl_err *e
 	if (rc < 0)
 		return rc;
 	if (rc > 0 || *s != '\0')
-		return nl_errf(err, NL_EFORMAT,
-			       "topology 'equality': cannot read '%s': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)",
-			       spec);
+		return equality_unread(spec, err);
 	if (pr->n_a == 0)
 		return nl_errf(err, NL_EINVAL, "topology 'equality': '%s': S_A (in [...]) is empty", spec);
 	return 1;

@@ -452,6 +452,13 @@ static void test_equality_notation(void)
 	CHECK_ERR(topo_new("N14K7[-1,1,3,9](4)", &t, &e), NL_EINVAL, &e,
 		  "topology 'equality': parameter 'k': the offsets give network radix K = 6 (eq. 1: |S_A| + 2|S_B| - [N/2 in S_B]), not 7");
 	CHECK_ERR(topo_new("N14K6[-1,1,3,9](4", &t, &e), NL_EFORMAT, &e, "cannot read 'N14K6[-1,1,3,9](4'");
+	/* The brackets swapped: the spec with them the right way round, not
+	 * "unknown topology 'N14K6'". */
+	CHECK_ERR(topo_new("N14K6(-1,1,3,9)[4]", &t, &e), NL_EFORMAT, &e,
+		  "topology 'equality': cannot read 'N14K6(-1,1,3,9)[4]': expected 'N14K6[-1,1,3,9](4)' (the odd offsets S_A in [...], then the even offsets S_B in (...))");
+	CHECK_ERR(topo_new("n14k6p3(-1, 1, 3, 9)[]", &t, &e), NL_EFORMAT, &e, "expected 'n14k6p3[-1, 1, 3, 9]()'");
+	CHECK_ERR(topo_new("N14K6(4)", &t, &e), NL_EFORMAT, &e,
+		  "cannot read 'N14K6(4)': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)");
 	CHECK_ERR(topo_new("N13K6[-1,1,3,9](4)", &t, &e), NL_EINVAL, &e, "parameter 'n': N = 13 must be even");
 	CHECK_ERR(topo_new("equality:n=14,sa=-1/1/4", &t, &e), NL_EINVAL, &e,
 		  "parameter 'sa': 4 is even; S_A holds odd offsets (seed 002 §3.1)");
