@@ -21,17 +21,30 @@
 #include "core/error.h"
 #include "core/output.h"
 
+/* Whether key is on the allow list already. A linear search: the list
+ * is read once, at setup, and a few thousand keys take milliseconds. */
+static bool live_curve_has_key(const struct live_server *s, const uint8_t key[32])
+{
+	for (uint32_t i = 0; i < s->n_allowed; i++)
+		if (!memcmp(s->curve_allowed[i], key, 32))
+			return true;
+	return false;
+}
+
 /* One allowed key a line: bare Z85, or 'public = KEY' (so .pub files can
  * be concatenated); blank lines and # comments are skipped. A line is
  * never quoted back: a key pair's 'secret = KEY' line (a .key file given
- * for a .pub one) would go to the terminal and logs. */
+ * for a .pub one) would go to the terminal and logs. A key listed twice
+ * (the same .pub concatenated twice) is harmless, so it is kept once and
+ * said once in the log, rather than refused: allowed_keys counts clients
+ * that can get in, not lines. */
 static int live_curve_allow(struct live_server *s, const char *path, struct nl_err *err)
 {
 	FILE *f;
 	if (nl_open_input(path, "key list", &f, err))
 		return nl_err_prefix(err, "--curve-allow");
 	char line[256];
-	unsigned lineno = 0;
+	unsigned lineno = 0, n_dup = 0, first_dup = 0;
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof line, f)) {
 		lineno++;
@@ -59,18 +72,29 @@ static int live_curve_allow(struct live_server *s, const char *path, struct nl_e
 				     "%d-character Z85 public key, bare or 'public = KEY'", path, lineno, why, ZP_Z85_KEY);
 			break;
 		}
+		uint8_t key[32];
+		zmq_z85_decode(key, p);
+		if (live_curve_has_key(s, key)) {
+			if (n_dup++ == 0)
+				first_dup = lineno;
+			continue;
+		}
 		uint8_t (*a)[32] = realloc(s->curve_allowed, (s->n_allowed + 1) * sizeof *a);
 		if (!a) {
 			rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
 			break;
 		}
 		s->curve_allowed = a;
-		zmq_z85_decode(a[s->n_allowed++], p);
+		memcpy(a[s->n_allowed++], key, sizeof key);
 	}
 	fclose(f);
 	memset(line, 0, sizeof line);
 	if (rc == 0 && s->n_allowed == 0)
 		rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s': no key, expected one Z85 public key a line", path);
+	if (rc == 0 && n_dup)
+		live_log(s, "--curve-allow: '%s': %u duplicate key%s ignored (the first on line %u); %" PRIu32
+			 " distinct key%s allowed", path, n_dup, n_dup == 1 ? "" : "s", first_dup, s->n_allowed,
+			 s->n_allowed == 1 ? "" : "s");
 	return rc;
 }
 

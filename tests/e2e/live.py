@@ -1858,7 +1858,9 @@ def case_curve(d):
     expect(r.returncode == 2 and r.stderr == 'netloom serve: --curve-keygen: %s/k.key.pub: is a directory; expected a file '
            'name to write\n' % d and not os.path.exists(os.path.join(d, 'k.key')), 'keygen: %r' % r.stderr)
     allow = os.path.join(d, 'allow')
-    open(allow, 'w').write(open(keys['alice'] + '.pub').read() + open(keys['carol'] + '.pub').read())
+    # alice's .pub twice (2 lines each): one client, counted once, said once.
+    open(allow, 'w').write(open(keys['alice'] + '.pub').read() + open(keys['carol'] + '.pub').read()
+                           + open(keys['alice'] + '.pub').read())
     script = os.path.join(d, 'curve.py')
     open(script, 'w').write(CURVE_CLIENT)
     s = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curve')
@@ -1876,6 +1878,8 @@ def case_curve(d):
     expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
     cur = json.load(open(s.json))['live']['curve']
     expect(cur == {'allowed_keys': 2, 'handshakes_accepted': 2, 'handshakes_refused': 1}, 'curve: %s' % cur)
+    dup = "netloom serve: --curve-allow: '%s': 1 duplicate key ignored (the first on line 6); 2 distinct keys allowed\n" % allow
+    expect(open(s.err).read().count(dup) == 1, 'duplicate keys: %s' % open(s.err).read())
     # The C client (live_ring with NETLOOM_CURVE_*): same keys, same ring as without CURVE.
     s2 = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curvec')
     procs = []
