@@ -25,8 +25,43 @@ TMO = 60
 
 def fail(msg):
     print('FAIL %s: %s' % (CASE, msg))
+    stop_started()
     show_outputs()
     sys.exit(1)
+
+
+# Every process a case starts (popen): a failing case stops those still
+# running, or its servers stayed up until their own connect timeout (30 s)
+# and its clients until theirs, after the suite had said FAIL.
+STARTED = []
+STOP_GRACE_S = 2
+
+
+def popen(*args, **kwargs):
+    p = subprocess.Popen(*args, **kwargs)
+    STARTED.append(p)
+    return p
+
+
+def stop_started():
+    """SIGTERM the case's processes still running (a server then writes
+    its report, shown by show_outputs), SIGKILL those still there after
+    STOP_GRACE_S, and reap them all."""
+    alive = [p for p in STARTED if p.poll() is None]
+    for p in alive:
+        p.terminate()
+    t_end = time.monotonic() + STOP_GRACE_S
+    for p in alive:
+        try:
+            p.wait(max(0.0, t_end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if alive:
+        print('--- %s: stopped %d process%s still running: %s' % (
+            CASE, len(alive), '' if len(alive) == 1 else 'es',
+            ', '.join('%d (%s)' % (p.pid, os.path.basename(str(p.args[0] if isinstance(p.args, list) else p.args)))
+                      for p in alive)))
 
 
 # The case's temporary directory and when it began: on failure, what its
@@ -73,7 +108,7 @@ class Server:
         self.err = os.path.join(d, name + '.err')
         args = [NETLOOM, 'serve', '--ranks', str(n), '--listen', self.ep, '--messages', self.msgs,
                 '--json', self.json, '--record', self.rec] + list(extra)
-        self.p = subprocess.Popen(args, stdout=open(self.out, 'w'), stderr=open(self.err, 'w'))
+        self.p = popen(args, stdout=open(self.out, 'w'), stderr=open(self.err, 'w'))
         # Wait for the socket so clients do not race the bind.
         path = self.ep[len('ipc://'):]
         t0 = time.time()
@@ -122,7 +157,7 @@ def clients_start(cmds, d, tag):
     procs = []
     for i, c in enumerate(cmds):
         out = os.path.join(d, '%s%d.out' % (tag, i))
-        procs.append((subprocess.Popen(c, stdout=open(out, 'w'), stderr=subprocess.STDOUT), out))
+        procs.append((popen(c, stdout=open(out, 'w'), stderr=subprocess.STDOUT), out))
     return procs
 
 
@@ -734,7 +769,7 @@ def client_checks(d):
                and (lang == 'c' or lines[3].startswith("bad endpoint refused: connect 'nonsense': ")),
                '%s alone: %d %s %s' % (lang, r.returncode, r.stdout, r.stderr))
         s = Server(d, 2, '-s', 'backend=analytic', name='kill' + lang)
-        p = subprocess.Popen([PY, os.path.join(d, 'killed.py'), PYDIR, LIBCLIENT, lang, s.ep],
+        p = popen([PY, os.path.join(d, 'killed.py'), PYDIR, LIBCLIENT, lang, s.ep],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         first = [p.stdout.readline().rstrip('\n') for _ in range(2)]
         line = p.stdout.readline()
@@ -959,10 +994,10 @@ def case_faults(d):
         'c.close()\nprint("ok")\n')
     procs = {}
     for r in range(4):
-        procs['good%d' % r] = subprocess.Popen([PY, good_py, PYDIR, s.ep, str(r), str(tokens[r])],
+        procs['good%d' % r] = popen([PY, good_py, PYDIR, s.ep, str(r), str(tokens[r])],
                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for role, r in (('garbage', 4), ('oversized', 5), ('impersonate', 5), ('kill', 6), ('stop', 7)):
-        procs[role] = subprocess.Popen([PY, fscript, PYDIR, s.ep, role, str(tokens[r])],
+        procs[role] = popen([PY, fscript, PYDIR, s.ep, role, str(tokens[r])],
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for role in ('kill', 'stop'):
         line = procs[role].stdout.readline()
@@ -1295,7 +1330,7 @@ def case_errors(d):
         w = os.path.join(d, 'dash' + opt)
         os.mkdir(w)
         ep = 'ipc://%s/a.sock' % w
-        p = subprocess.Popen([os.path.abspath(NETLOOM), 'serve', '--ranks', '2', '--listen', ep, '-s',
+        p = popen([os.path.abspath(NETLOOM), 'serve', '--ranks', '2', '--listen', ep, '-s',
                               'backend=analytic', opt, '-'], cwd=w, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
         t0 = time.time()
@@ -1406,7 +1441,7 @@ def outputs_lost(d):
         def limit():  # the shell's `trap '' XFSZ; ulimit -f`
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        p = subprocess.Popen([os.path.abspath(NETLOOM), 'serve', '--ranks', '2', '--listen', ep, '-s',
+        p = popen([os.path.abspath(NETLOOM), 'serve', '--ranks', '2', '--listen', ep, '-s',
                               'backend=analytic', '-q'] + opts, cwd=w, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, preexec_fn=limit if fsize else None)
         t0 = time.time()
@@ -1885,7 +1920,7 @@ def case_curve(d):
     procs = []
     for r, k in ((0, 'alice'), (1, 'carol')):
         env = dict(os.environ, NETLOOM_CURVE_SERVER=srv, NETLOOM_CURVE_KEY=keys[k])
-        procs.append(subprocess.Popen([RING, s2.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
+        procs.append(popen([RING, s2.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
     for p in procs:
         out = p.communicate(timeout=TMO)[0]
@@ -1897,7 +1932,7 @@ def case_curve(d):
     procs = []
     for r, k, cmd in ((0, 'alice', [RING]), (1, 'carol', [PY, os.path.join(PYDIR, 'ring.py')])):
         env = dict(os.environ, NETLOOM_CURVE_SERVER=srv, NETLOOM_CURVE_KEY=keys[k])
-        procs.append(subprocess.Popen(cmd + [s3.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
+        procs.append(popen(cmd + [s3.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
     for p in procs:
         out = p.communicate(timeout=TMO)[0]
@@ -1995,7 +2030,7 @@ def case_deaf(d):
     script = os.path.join(d, 'deaf.py')
     open(script, 'w').write(DEAF)
     s = Server(d, 2, '-s', 'backend=analytic', '--jobs', '1,1', '--timeout-ms', '20000', name='deaf')
-    deaf = subprocess.Popen([PY, script, PYDIR, s.ep, 'deaf'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    deaf = popen([PY, script, PYDIR, s.ep, 'deaf'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     (rc, out), = clients([[PY, script, PYDIR, s.ep, 'good']], d, 'deafgood')
     srv = s.wait()
@@ -2286,7 +2321,7 @@ def beside_script(d):
            'script, failing rank: %d %s' % (r.returncode, r.stderr))
     expect(os.listdir(tmp) == [], 'script left %s' % os.listdir(tmp))
     open(ring, 'w').write('#!/bin/sh\nexec sleep 20\n')
-    p = subprocess.Popen(['sh', script, fake], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = popen(['sh', script, fake], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)
     expect(len(os.listdir(tmp)) == 1, 'script running: %s' % os.listdir(tmp))
     p.terminate()
@@ -2341,13 +2376,13 @@ def case_paced_behind(d):
     script = os.path.join(d, 'lagged.py')
     open(script, 'w').write(LAGGED)
     k = Server(d, 3, *hard, '--max-lag-ms', '5', name='known')
-    cl = [subprocess.Popen([PY, script, PYDIR, k.ep, str(r), json.dumps(LAGGED_OPS[r])], stdout=subprocess.PIPE,
+    cl = [popen([PY, script, PYDIR, k.ep, str(r), json.dumps(LAGGED_OPS[r])], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True) for r in range(2)]
     for r, c in enumerate(cl):
         line = c.stdout.readline()
         expect(line.strip() == 'declared', 'client %d did not declare its ops: %s' % (r, line))
     time.sleep(0.3)  # the server has read them: all before virtual time 0
-    cl.append(subprocess.Popen([PY, script, PYDIR, k.ep, '2', json.dumps(LAGGED_OPS[2])], stdout=subprocess.PIPE,
+    cl.append(popen([PY, script, PYDIR, k.ep, '2', json.dumps(LAGGED_OPS[2])], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True))
     rc = k.wait()
     err = open(k.err).read().strip().splitlines()
@@ -3109,7 +3144,7 @@ def tcp_session(d, name, listen, connect=None, python=(), n=2):
     """A ring over TCP: the server's log line and JSON give the endpoint it
     bound; clients connect there (or to `connect`, with the bound port)."""
     err, js = os.path.join(d, name + '.err'), os.path.join(d, name + '.json')
-    p = subprocess.Popen([NETLOOM, 'serve', '--ranks', str(n), '--listen', listen, '--json', js, '-s',
+    p = popen([NETLOOM, 'serve', '--ranks', str(n), '--listen', listen, '--json', js, '-s',
                           'backend=analytic'], stdout=subprocess.DEVNULL, stderr=open(err, 'w'))
     t0, bound = time.time(), None
     while bound is None:
@@ -3311,14 +3346,14 @@ def case_signal(d):
     for sig, name in ((signal.SIGTERM, 'SIGTERM'), (signal.SIGINT, 'SIGINT')):
         s = Server(d, 3 if sig == signal.SIGTERM else 2, '-s', 'backend=analytic', name=name.lower())
         if sig == signal.SIGTERM:  # three Python ranks that did known work
-            cl, cl1, cl2 = [subprocess.Popen([PY, script, PYDIR, s.ep, str(r)], stdout=subprocess.PIPE,
+            cl, cl1, cl2 = [popen([PY, script, PYDIR, s.ep, str(r)], stdout=subprocess.PIPE,
                                              stderr=subprocess.STDOUT, text=True) for r in range(3)]
             line = cl.stdout.readline()
             expect(line.strip() == 'connected', 'client did not connect: %s' % line)
             line = cl1.stdout.readline() + cl1.stdout.readline()
             expect(line.split() == ['connected', 'ready'], 'client 1 did not get ready: %s' % line)
         else:  # the C client: rank 0 of a ring whose rank 1 never comes
-            cl = subprocess.Popen([RING, s.ep, '0', '2', '16'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cl = popen([RING, s.ep, '0', '2', '16'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   text=True)
         time.sleep(0.5)
         t0 = time.time()
@@ -3411,14 +3446,14 @@ def signal_twice(d):
         os.mkdir(t)
         ep = 'ipc://%s/a.sock' % t
         open(os.path.join(t, 'm.txt'), 'w').write('old\n')
-        p = subprocess.Popen(list(tmo) + [os.path.abspath(NETLOOM), 'serve', '--ranks', '3', '--listen', ep,
+        p = popen(list(tmo) + [os.path.abspath(NETLOOM), 'serve', '--ranks', '3', '--listen', ep,
                                           '--messages', 'm.txt', '--record', 'r.nlt', '-s', 'backend=analytic']
                              + list(extra), cwd=t, env=env, stdout=open(os.path.join(t, 'o.txt'), 'w'),
                              stderr=open(os.path.join(t, 'e.txt'), 'w'))
         t0 = time.time()
         while not os.path.exists(os.path.join(t, 'a.sock')) and time.time() - t0 < 10:
             time.sleep(0.02)
-        cl = [subprocess.Popen([RING, ep, str(r), '3', '64'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cl = [popen([RING, ep, str(r), '3', '64'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True) for r in range(2)]
         return t, p, cl
 
@@ -3537,7 +3572,7 @@ def server_killed(d):
     open(script, 'w').write(GONE)
     for lang in ('py', 'c'):
         s = Server(d, 2, '-s', 'backend=analytic', name='gone' + lang)
-        p = subprocess.Popen([PY, script, PYDIR, LIBCLIENT, lang, s.ep], stdout=subprocess.PIPE,
+        p = popen([PY, script, PYDIR, LIBCLIENT, lang, s.ep], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
         line = p.stdout.readline()
         if line != 'connected\n':
