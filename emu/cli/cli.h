@@ -266,6 +266,11 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
  * one) is read with param_strtod (core/param.h), alike. */
 unsigned long long cli_strtou(const char *s, char **end);
 
+/* The long option of longopts nearest the unknown long option arg
+ * ("--jsn" or "--jsn=x": json, by config_name_near), or NULL. */
+struct option;
+const char *cli_option_near(const struct option *longopts, const char *arg);
+
 /* getopt_long's complaint (c = ':' for a missing value, else '?' for an
  * unknown, ambiguous or valued flag option) as one line of ours in buf:
  * "option '--s' is ambiguous (--set, --svg)", "unknown option '-x' (see

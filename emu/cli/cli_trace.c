@@ -126,31 +126,12 @@ static int sub_usage(const char *name, const char *fmt, const char *arg)
 	return rc;
 }
 
-/* "unknown option '--jsn' (did you mean '--json'? usage: ...)": the
- * options are those the subcommand's usage and help name ('--x'); a
- * typo of one (config_name_near) is named, as the other commands do. */
-static int sub_unknown_option(const char *name, const char *arg)
+/* "unknown option '--jsn' (did you mean '--json'? usage: ...)": a typo
+ * of one of the subcommand's long options is named, as the other
+ * commands do (cli_option_near). */
+static int sub_unknown_option(const char *name, const char *arg, const struct option *longopts)
 {
-	const char *opts[32];
-	char buf[32][32];
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++) {
-		if (strcmp(trace_subs[i].name, name))
-			continue;
-		const char *texts[2] = {trace_subs[i].usage, trace_subs[i].help};
-		for (int t = 0; t < 2; t++)
-			for (const char *q = strstr(texts[t], "--"); q && n < 32; q = strstr(q + 2, "--")) {
-				size_t len = strspn(q + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
-				if (len == 0 || len >= sizeof buf[n])
-					continue;
-				snprintf(buf[n], sizeof buf[n], "%.*s", (int)len, q + 2);
-				opts[n] = buf[n];
-				n++;
-			}
-	}
-	const char *near = NULL;
-	if (!strncmp(arg, "--", 2) && arg[2])
-		near = config_name_near(arg + 2, strcspn(arg + 2, "="), opts, n);
+	const char *near = cli_option_near(longopts, arg);
 	if (!near)
 		return sub_usage(name, "unknown option '%s' (usage: netloom trace %s)", arg);
 	char fmt[128];
@@ -185,7 +166,7 @@ static int sub_getopt_error(const char *name, char **argv, const struct option *
 		/* A long one leaves optind past its word; a short one is
 		 * named from optopt (in a cluster, optind is still on it). */
 		char shown[3] = {'-', (char)optopt, 0};
-		return sub_unknown_option(name, optopt ? shown : argv[optind - 1]);
+		return sub_unknown_option(name, optopt ? shown : argv[optind - 1], longopts);
 	}
 	return sub_usage(name, "%s (usage: netloom trace %s)", msg);
 }

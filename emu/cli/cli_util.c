@@ -589,9 +589,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
-/* The long option of longopts nearest the unknown long option arg
- * ("--jsn" or "--jsn=x": json), or NULL. */
-static const char *cli_option_near(const struct option *longopts, const char *arg)
+const char *cli_option_near(const struct option *longopts, const char *arg)
 {
 	const char *names[64];
 	size_t n = 0;
