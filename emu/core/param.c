@@ -474,10 +474,6 @@ static int param_check_blank_value(const struct param_def *d, const char *val, c
 		       what, d->name, val, (int)n, start);
 }
 
-/* 'sa=-1,1,3,9' (the paper's notation has commas) or 'k=8,8' is cut at
- * the first ',', and the next number is no key=value: name the separator
- * d's list takes and the value written with it, from the numbers that
- * follow vals (where d's value starts in the spec). */
 /* s[0..n) is decimals joined by sep ('8', '8x8', '-1/1'). */
 static bool param_is_list_n(const char *s, size_t n, char sep)
 {
@@ -492,6 +488,10 @@ static bool param_is_list_n(const char *s, size_t n, char sep)
 	}
 }
 
+/* 'sa=-1,1,3,9' (the paper's notation has commas) or 'k=8,8' is cut at
+ * the first ',', and the next number is no key=value: name the separator
+ * d's list takes and the value written with it, from the numbers that
+ * follow vals (where d's value starts in the spec). */
 static int param_list_split_error(const struct param_def *d, const char *vals, const char *got, size_t got_n,
 				  const char *what, struct nl_err *err)
 {
