@@ -209,300 +209,295 @@ static int cli_serve_check_trace_keys(const struct config *cfg, const char *trac
 
 enum { LO_CKEY = 1096, LO_CALLOW, LO_CGEN, LO_JOBS, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO, LO_TRACE };
 
-int cli_serve_main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
-		{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
-		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS},
-		{"jobs", required_argument, NULL, LO_JOBS}, {"curve-key", required_argument, NULL, LO_CKEY},
-		{"curve-allow", required_argument, NULL, LO_CALLOW}, {"curve-keygen", required_argument, NULL, LO_CGEN},
-		{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
-		{"trace", required_argument, NULL, LO_TRACE},
-		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
-		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
-		{"timeout-ms", required_argument, NULL, LO_TO}, {"connect-timeout-ms", required_argument, NULL, LO_CTO},
-		{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct nl_err err = {0};
-	nl_sim *sim = NULL;
+/* What serve's command line asked for, beside the live_opts it fills. */
+struct serve_args {
 	struct live_opts o;
-	const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+	const char **sets; /* -s, applied in order after every -c */
+	size_t n_sets;
 	/* What it reads: the -c files, then --trace, --tokens, --curve-key
-	 * and --curve-allow (cli_serve_inputs). */
-	struct cli_file *files = calloc((size_t)argc + 4, sizeof *files);
-	size_t n_sets = 0, n_files = 0;
-	uint64_t v;
-	int ch, rc = 0, status = CLI_OK;
-	bool have_ranks = false;
-	const char *tokens_path = NULL;
-	uint64_t *tokens = NULL;
-	const char *jobs_arg = NULL, *keygen = NULL, *listen_arg = NULL;
-	uint32_t *jobs = NULL;
-	struct cli_seen seen = {.repeatable = "cs"}; /* -c and -s are taken several times */
+	 * and --curve-allow (serve_check_outputs). */
+	struct cli_file *files;
+	size_t n_files;
+	bool have_ranks;
+	const char *tokens_path, *jobs_arg, *keygen, *listen_arg;
+	uint64_t *tokens; /* --tokens read (serve_read_lists) */
+	uint32_t *jobs;   /* --jobs read */
+	struct cli_seen seen;
+};
 
-	live_opts_init(&o);
-	o.report = stdout;
-	if (nl_sim_new(&sim, &err) < 0) {
-		status = cli_report(&err);
-		goto out;
+static const struct option serve_longopts[] = {
+	{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
+	{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
+	{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS},
+	{"jobs", required_argument, NULL, LO_JOBS}, {"curve-key", required_argument, NULL, LO_CKEY},
+	{"curve-allow", required_argument, NULL, LO_CALLOW}, {"curve-keygen", required_argument, NULL, LO_CGEN},
+	{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
+	{"trace", required_argument, NULL, LO_TRACE},
+	{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
+	{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
+	{"timeout-ms", required_argument, NULL, LO_TO}, {"connect-timeout-ms", required_argument, NULL, LO_CTO},
+	{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* A numeric option's value into *out; false after saying why it is not
+ * one (cli_parse_u64's line). */
+static bool serve_u32(const char *opt, const char *arg, uint64_t lo, uint64_t hi, uint32_t *out)
+{
+	uint64_t v;
+	if (cli_parse_u64("serve", opt, arg, lo, hi, &v) < 0)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* One option of serve's command line into a. CLI_OK to read on; else the
+ * status to stop with, the reason said (-1: --help printed). A -c file is
+ * loaded here, so that a later -s overrides its keys. */
+static int serve_option(struct serve_args *a, nl_sim *sim, int ch, char **argv, struct nl_err *err)
+{
+	struct live_opts *o = &a->o;
+	const char *arg = optarg;
+	switch (ch) {
+	case 'c': {
+		a->files[a->n_files++] = (struct cli_file){"-c", arg};
+		int rc = nl_sim_load_file(sim, arg, err);
+		cli_config_hint(arg, rc, err);
+		if (rc < 0)
+			return cli_report(err);
+		cli_warn_config_empty("serve", session_config(sim), arg);
+		return CLI_OK;
 	}
-	if (!sets || !files) {
-		status = cli_report(&(struct nl_err){.code = NL_ENOMEM, .msg = "out of memory"});
-		goto out;
+	case 's':
+		a->sets[a->n_sets++] = arg;
+		return CLI_OK;
+	case 'n':
+		a->have_ranks = true;
+		return serve_u32("--ranks", arg, 1, 1u << 20, &o->n_ranks) ? CLI_OK : CLI_USAGE;
+	case 'l':
+		/* One endpoint: a second --listen replaced the first silently,
+		 * where a user may have meant both. */
+		o->listen = arg;
+		return cli_output_once("serve", "--listen", &a->listen_arg, arg);
+	case LO_ALLOW:
+		o->allow_remote = true;
+		return CLI_OK;
+	case LO_PACE:
+		return cli_parse_double("serve", "--pace", arg, 1e-6, 1e6, &o->pace) < 0 ? CLI_USAGE : CLI_OK;
+	case LO_MAXLAG:
+		return serve_u32("--max-lag-ms", arg, 1, 3600000, &o->max_lag_ms) ? CLI_OK : CLI_USAGE;
+	case LO_TOKENS:
+		a->tokens_path = arg;
+		return CLI_OK;
+	case LO_CKEY:
+		o->curve_key = arg;
+		return CLI_OK;
+	case LO_CALLOW:
+		o->curve_allow = arg;
+		return CLI_OK;
+	case LO_CGEN:
+		return cli_output_once("serve", "--curve-keygen", &a->keygen, arg);
+	case LO_JOBS:
+		a->jobs_arg = arg;
+		return CLI_OK;
+	case LO_TRACE:
+		o->trace_path = arg;
+		return CLI_OK;
+	case LO_RECORD:
+		return cli_output_once("serve", "--record", &o->record_path, arg);
+	case LO_MSGS:
+		return cli_output_once("serve", "--messages", &o->messages_path, arg);
+	case LO_JSON:
+		return cli_output_once("serve", "--json", &o->json_path, arg);
+	case LO_MAXPAY:
+		return cli_parse_u64("serve", "--max-payload", arg, 0, 1u << 30, &o->max_payload) < 0 ? CLI_USAGE : CLI_OK;
+	case LO_HB:
+		return serve_u32("--heartbeat-ms", arg, 1, 3600000, &o->heartbeat_ms) ? CLI_OK : CLI_USAGE;
+	case LO_TO:
+		return serve_u32("--timeout-ms", arg, 1, 3600000, &o->timeout_ms) ? CLI_OK : CLI_USAGE;
+	case LO_CTO:
+		return serve_u32("--connect-timeout-ms", arg, 1, 3600000, &o->connect_ms) ? CLI_OK : CLI_USAGE;
+	case 'q':
+		o->log = NULL;
+		return CLI_OK;
+	case 'h':
+		cli_serve_usage(stdout);
+		return -1;
+	default:
+		return cli_getopt_error("serve", argv, serve_longopts, ch);
 	}
+}
+
+/* The command line into a, then its -s keys into the session. CLI_OK to
+ * go on; -1 after --help; else the status, the reason said. */
+static int serve_parse(struct serve_args *a, nl_sim *sim, int argc, char **argv, struct nl_err *err)
+{
+	int ch, status = CLI_OK;
 	optind = 1;
 	opterr = 0;
-	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", longopts, NULL)) != -1) {
-		if (cli_value_once("serve", longopts, &seen, ch)) {
-			status = CLI_USAGE;
-			goto out;
-		}
-		switch (ch) {
-		case 'c':
-			files[n_files++] = (struct cli_file){"-c", optarg};
-			rc = nl_sim_load_file(sim, optarg, &err);
-			cli_config_hint(optarg, rc, &err);
-			if (rc == 0)
-				cli_warn_config_empty("serve", session_config(sim), optarg);
-			break;
-		case 's':
-			sets[n_sets++] = optarg;
-			break;
-		case 'n':
-			if (cli_parse_u64("serve", "--ranks", optarg, 1, 1u << 20, &v) < 0) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			o.n_ranks = (uint32_t)v;
-			have_ranks = true;
-			break;
-		case 'l':
-			/* One endpoint: a second --listen replaced the first
-			 * silently, where a user may have meant both. */
-			if (cli_output_once("serve", "--listen", &listen_arg, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			o.listen = optarg;
-			break;
-		case LO_ALLOW:
-			o.allow_remote = true;
-			break;
-		case LO_PACE:
-			if (cli_parse_double("serve", "--pace", optarg, 1e-6, 1e6, &o.pace) < 0) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			break;
-		case LO_MAXLAG:
-			if (cli_parse_u64("serve", "--max-lag-ms", optarg, 1, 3600000, &v) < 0) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			o.max_lag_ms = (uint32_t)v;
-			break;
-		case LO_TOKENS:
-			tokens_path = optarg;
-			break;
-		case LO_CKEY:
-			o.curve_key = optarg;
-			break;
-		case LO_CALLOW:
-			o.curve_allow = optarg;
-			break;
-		case LO_CGEN:
-			if (cli_output_once("serve", "--curve-keygen", &keygen, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			break;
-		case LO_JOBS:
-			jobs_arg = optarg;
-			break;
-		case LO_TRACE:
-			o.trace_path = optarg;
-			break;
-		case LO_RECORD:
-			if (cli_output_once("serve", "--record", &o.record_path, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			break;
-		case LO_MSGS:
-			if (cli_output_once("serve", "--messages", &o.messages_path, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			break;
-		case LO_JSON:
-			if (cli_output_once("serve", "--json", &o.json_path, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			break;
-		case LO_MAXPAY:
-			if (cli_parse_u64("serve", "--max-payload", optarg, 0, 1u << 30, &o.max_payload) < 0) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			break;
-		case LO_HB:
-		case LO_TO:
-		case LO_CTO:
-			if (cli_parse_u64("serve", ch == LO_HB ? "--heartbeat-ms" : ch == LO_TO ? "--timeout-ms" : "--connect-timeout-ms", optarg, 1, 3600000, &v) < 0) {
-				status = CLI_USAGE;
-				goto out;
-			}
-			*(ch == LO_HB ? &o.heartbeat_ms : ch == LO_TO ? &o.timeout_ms : &o.connect_ms) = (uint32_t)v;
-			break;
-		case 'q':
-			o.log = NULL;
-			break;
-		case 'h':
-			cli_serve_usage(stdout);
-			goto out;
-		default:
-			status = cli_getopt_error("serve", argv, longopts, ch);
-			goto out;
-		}
-	}
-	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = cli_session_set(sim, sets[i], &err);
-	if (rc < 0) {
-		status = cli_report(&err);
-		goto out;
-	}
-	if (!keygen)
-		cli_warn_unread_replay("serve", session_config(sim), sets, n_sets);
-	if (optind < argc) {
-		status = cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (keygen) {
-		/* As every output's (cli_check_output): '--curve-keygen
-		 * --quiet' wrote the key pair to '--quiet' and '--quiet.pub'. */
-		if (cli_value_not_option("--curve-keygen", keygen, "file", "a file to write; the key pair goes to FILE "
-					 "and FILE.pub", &err) < 0 || live_curve_keygen(keygen, &err) < 0)
-			status = cli_report(&err);
-		goto out;
-	}
-	if (!have_ranks) {
-		status = cli_usage_error("serve", "--ranks N is required (see 'netloom serve --help')");
-		goto out;
-	}
-	if (o.max_lag_ms && o.pace <= 0) {
-		status = cli_usage_error("serve", "--max-lag-ms %" PRIu32 " needs --pace (lock-step mode has no lag)",
-					 o.max_lag_ms);
-		goto out;
-	}
-	if (live_curve_check(&o, &err) < 0) {
-		/* The command line's, said as serve's other option pairs are. */
-		status = cli_usage_error("serve", "%s", err.msg);
-		goto out;
-	}
-	if (o.heartbeat_ms >= o.timeout_ms) {
-		status = cli_usage_error("serve", "--heartbeat-ms %u must be below --timeout-ms %u", o.heartbeat_ms,
-					 o.timeout_ms);
-		goto out;
-	}
-	if (jobs_arg) {
-		if (cli_serve_jobs(jobs_arg, o.n_ranks, &jobs, &o.n_jobs, &err) < 0) {
+	while (status == CLI_OK && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", serve_longopts, NULL)) != -1)
+		if ((status = cli_value_once("serve", serve_longopts, &a->seen, ch)) == CLI_OK)
+			status = serve_option(a, sim, ch, argv, err);
+	if (status != CLI_OK)
+		return status;
+	for (size_t i = 0; i < a->n_sets; i++)
+		if (cli_session_set(sim, a->sets[i], err) < 0)
+			return cli_report(err);
+	if (!a->keygen)
+		cli_warn_unread_replay("serve", session_config(sim), a->sets, a->n_sets);
+	if (optind < argc)
+		return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+	return CLI_OK;
+}
+
+/* --curve-keygen FILE: the key pair written, nothing served. */
+static int serve_keygen(const char *keygen, struct nl_err *err)
+{
+	/* As every output's (cli_check_output): '--curve-keygen --quiet'
+	 * wrote the key pair to '--quiet' and '--quiet.pub'. */
+	if (cli_value_not_option("--curve-keygen", keygen, "file", "a file to write; the key pair goes to FILE "
+				 "and FILE.pub", err) < 0 || live_curve_keygen(keygen, err) < 0)
+		return cli_report(err);
+	return CLI_OK;
+}
+
+/* Options that need, or exclude, one another. */
+static int serve_check_options(struct serve_args *a, struct nl_err *err)
+{
+	const struct live_opts *o = &a->o;
+	if (!a->have_ranks)
+		return cli_usage_error("serve", "--ranks N is required (see 'netloom serve --help')");
+	if (o->max_lag_ms && o->pace <= 0)
+		return cli_usage_error("serve", "--max-lag-ms %" PRIu32 " needs --pace (lock-step mode has no lag)",
+				       o->max_lag_ms);
+	/* The command line's, said as serve's other option pairs are. */
+	if (live_curve_check(o, err) < 0)
+		return cli_usage_error("serve", "%s", err->msg);
+	if (o->heartbeat_ms >= o->timeout_ms)
+		return cli_usage_error("serve", "--heartbeat-ms %u must be below --timeout-ms %u", o->heartbeat_ms,
+				       o->timeout_ms);
+	return CLI_OK;
+}
+
+/* --jobs and --tokens read into a->o, once --ranks is known. */
+static int serve_read_lists(struct serve_args *a, struct nl_err *err)
+{
+	if (a->jobs_arg) {
+		if (cli_serve_jobs(a->jobs_arg, a->o.n_ranks, &a->jobs, &a->o.n_jobs, err) < 0) {
 			/* A bad list is the command line's, said as serve's other
 			 * options are ("netloom serve: --jobs: ..."). */
-			nl_err_one_line(&err, err.code);
-			status = err.code == NL_ECONFIG ? cli_usage_error("serve", "%s", err.msg) : cli_report(&err);
-			goto out;
+			nl_err_one_line(err, err->code);
+			return err->code == NL_ECONFIG ? cli_usage_error("serve", "%s", err->msg) : cli_report(err);
 		}
-		o.job_sizes = jobs;
+		a->o.job_sizes = a->jobs;
 	}
-	if (tokens_path) {
-		if (cli_serve_tokens(tokens_path, o.n_ranks, &tokens, &err) < 0) {
-			status = cli_report(&err);
-			goto out;
-		}
-		o.tokens = tokens;
+	if (a->tokens_path) {
+		if (cli_serve_tokens(a->tokens_path, a->o.n_ranks, &a->tokens, err) < 0)
+			return cli_report(err);
+		a->o.tokens = a->tokens;
 	}
-	/* Outputs that cannot be written fail before the session, not after
-	 * the clients ran; so do two naming one file (one would silently
-	 * replace the other) and one naming a file it reads (a -c file,
-	 * --trace, --tokens, a CURVE key file, a file a configuration key
-	 * names), which it would replace. */
-	{
-		const char *outs[3] = {o.json_path, o.messages_path, o.record_path};
-		const char *names[3] = {"--json", "--messages", "--record"};
-		for (int i = 0; i < 3; i++)
-			for (int j = 0; j < i; j++)
-				if (outs[i] && outs[j] && out_same_file(outs[i], outs[j])) {
-					status = cli_usage_error("serve", "%s '%s': the same file as %s; expected another file",
-								 names[i], outs[i], names[j]);
-					goto out;
-				}
-		/* An ipc:// endpoint is a file too: the socket that the bind
-		 * creates (or replaces) and removes at exit. An output there
-		 * was lost after the session ('--record s.nlt -l ipc://s.nlt':
-		 * not a regular file). Not standard output, and not an
-		 * abstract socket (@NAME), which has no file. */
-		const char *sock = o.listen && !strncmp(o.listen, "ipc://", 6) && o.listen[6] && o.listen[6] != '@'
-					   ? o.listen + 6
-					   : NULL;
-		for (int i = 0; sock && i < 3; i++)
-			if (outs[i] && strcmp(outs[i], "-") && out_same_file(outs[i], strcmp(sock, "-") ? sock : "./-")) {
-				status = cli_usage_error("serve",
-							 "%s '%s': the same file as --listen '%s', the socket it creates; "
-							 "expected another file",
-							 names[i], outs[i], o.listen);
-				goto out;
-			}
-		files[n_files++] = (struct cli_file){"--trace", o.trace_path};
-		files[n_files++] = (struct cli_file){"--tokens", tokens_path};
-		files[n_files++] = (struct cli_file){"--curve-key", o.curve_key};
-		files[n_files++] = (struct cli_file){"--curve-allow", o.curve_allow};
-		const struct cli_file out_files[3] = {{"--json", o.json_path}, {"--messages", o.messages_path},
-						      {"--record", o.record_path}};
-		if (cli_check_files(files, n_files, out_files, 3, &err) < 0 ||
-		    cli_check_config_files(session_config(sim), out_files, 3, &err) < 0 ||
-		    cli_serve_check_trace_keys(session_config(sim), o.trace_path, &err) < 0 ||
-		    cli_check_placement_map(session_config(sim), &err) < 0) {
-			status = cli_usage_error("serve", "%s", err.msg);
-			goto out;
-		}
-		/* Placement keys act on --trace's ranks only (refused above
-		 * without it). */
-		if (o.trace_path)
-			cli_warn_unread_placement("serve", session_config(sim), sets, n_sets);
-		/* An empty --record is live_record_check's to refuse: the
-		 * generic line offers '-', which no archive can be. */
-		for (int i = 0; i < 3; i++)
-			if (outs[i] && (outs[i] != o.record_path || *outs[i]) &&
-			    cli_check_output(names[i], outs[i], &err) < 0) {
-				status = cli_report(&err);
-				goto out;
-			}
-	}
+	return CLI_OK;
+}
+
+/* Outputs that cannot be written fail before the session, not after the
+ * clients ran; so do two naming one file (one would silently replace the
+ * other) and one naming a file it reads (a -c file, --trace, --tokens, a
+ * CURVE key file, a file a configuration key names), which it would
+ * replace. */
+static int serve_check_outputs(struct serve_args *a, nl_sim *sim, struct nl_err *err)
+{
+	const struct live_opts *o = &a->o;
+	const char *outs[3] = {o->json_path, o->messages_path, o->record_path};
+	const char *names[3] = {"--json", "--messages", "--record"};
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < i; j++)
+			if (outs[i] && outs[j] && out_same_file(outs[i], outs[j]))
+				return cli_usage_error("serve", "%s '%s': the same file as %s; expected another file",
+						       names[i], outs[i], names[j]);
+	/* An ipc:// endpoint is a file too: the socket that the bind creates
+	 * (or replaces) and removes at exit. An output there was lost after
+	 * the session ('--record s.nlt -l ipc://s.nlt': not a regular file).
+	 * Not standard output, and not an abstract socket (@NAME), which has
+	 * no file. */
+	const char *sock =
+		o->listen && !strncmp(o->listen, "ipc://", 6) && o->listen[6] && o->listen[6] != '@' ? o->listen + 6 : NULL;
+	for (int i = 0; sock && i < 3; i++)
+		if (outs[i] && strcmp(outs[i], "-") && out_same_file(outs[i], strcmp(sock, "-") ? sock : "./-"))
+			return cli_usage_error("serve",
+					       "%s '%s': the same file as --listen '%s', the socket it creates; "
+					       "expected another file",
+					       names[i], outs[i], o->listen);
+	a->files[a->n_files++] = (struct cli_file){"--trace", o->trace_path};
+	a->files[a->n_files++] = (struct cli_file){"--tokens", a->tokens_path};
+	a->files[a->n_files++] = (struct cli_file){"--curve-key", o->curve_key};
+	a->files[a->n_files++] = (struct cli_file){"--curve-allow", o->curve_allow};
+	const struct cli_file out_files[3] = {{"--json", o->json_path}, {"--messages", o->messages_path},
+					      {"--record", o->record_path}};
+	if (cli_check_files(a->files, a->n_files, out_files, 3, err) < 0 ||
+	    cli_check_config_files(session_config(sim), out_files, 3, err) < 0 ||
+	    cli_serve_check_trace_keys(session_config(sim), o->trace_path, err) < 0 ||
+	    cli_check_placement_map(session_config(sim), err) < 0)
+		return cli_usage_error("serve", "%s", err->msg);
+	/* Placement keys act on --trace's ranks only (refused above without
+	 * it). */
+	if (o->trace_path)
+		cli_warn_unread_placement("serve", session_config(sim), a->sets, a->n_sets);
+	/* An empty --record is live_record_check's to refuse: the generic
+	 * line offers '-', which no archive can be. */
+	for (int i = 0; i < 3; i++)
+		if (outs[i] && (outs[i] != o->record_path || *outs[i]) && cli_check_output(names[i], outs[i], err) < 0)
+			return cli_report(err);
+	return CLI_OK;
+}
+
+/* The session served; its status (docs/live.md, "Start a session"). */
+static int serve_run(struct serve_args *a, nl_sim *sim, struct nl_err *err)
+{
 	bool is_unwritten = false;
-	o.is_unwritten = &is_unwritten;
-	rc = live_serve(&o, sim, &err);
+	a->o.is_unwritten = &is_unwritten;
+	int rc = live_serve(&a->o, sim, err), status = CLI_OK;
 	if (rc == NL_EDEADLOCK)
 		status = CLI_FAIL;
 	else if (rc < 0 && is_unwritten) /* after the clients ran: the work failing (docs/results.md) */
-		status = cli_report_unwritten(NULL, NULL, &err); /* live's line names the option */
+		status = cli_report_unwritten(NULL, NULL, err); /* live's line names the option */
 	else if (rc < 0) {
-		/* A -c file's spec ('topology = torus;') is refused here, as
-		 * the network is built. */
-		for (size_t i = 0; i < n_files; i++)
-			if (!strcmp(files[i].opt, "-c"))
-				cli_config_spec_hint(files[i].path, &err);
-		status = cli_report(&err);
+		/* A -c file's spec ('topology = torus;') is refused here, as the
+		 * network is built. */
+		for (size_t i = 0; i < a->n_files; i++)
+			if (!strcmp(a->files[i].opt, "-c"))
+				cli_config_spec_hint(a->files[i].path, err);
+		status = cli_report(err);
 	}
 	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM, or every rank evicted: a failed run, not bad input */
 		status = CLI_FAIL;
-out:
-	free(tokens);
-	free(jobs);
-	free(sets);
-	free(files);
+	return status;
+}
+
+int cli_serve_main(int argc, char **argv)
+{
+	struct nl_err err = {0};
+	nl_sim *sim = NULL;
+	struct serve_args a = {.seen = {.repeatable = "cs"}}; /* -c and -s are taken several times */
+	int status;
+	live_opts_init(&a.o);
+	a.o.report = stdout;
+	a.sets = calloc((size_t)argc + 1, sizeof *a.sets);
+	a.files = calloc((size_t)argc + 4, sizeof *a.files);
+	if (nl_sim_new(&sim, &err) < 0)
+		status = cli_report(&err);
+	else if (!a.sets || !a.files)
+		status = cli_report(&(struct nl_err){.code = NL_ENOMEM, .msg = "out of memory"});
+	else if ((status = serve_parse(&a, sim, argc, argv, &err)) != CLI_OK)
+		status = status < 0 ? CLI_OK : status; /* -1: --help */
+	else if (a.keygen)
+		status = serve_keygen(a.keygen, &err);
+	else if ((status = serve_check_options(&a, &err)) == CLI_OK && (status = serve_read_lists(&a, &err)) == CLI_OK &&
+		 (status = serve_check_outputs(&a, sim, &err)) == CLI_OK)
+		status = serve_run(&a, sim, &err);
+	free(a.tokens);
+	free(a.jobs);
+	free(a.sets);
+	free(a.files);
 	nl_sim_free(sim);
 	return status;
 }
