@@ -537,6 +537,235 @@ static void test_dumpi_communicators(void)
 		  "syn.meta: rank 0 waits in collective call #0 on communicator 0, which 1 of its 4 members never make");
 }
 
+static void put_harr(struct dw *w, const uint16_t *v, uint32_t n)
+{
+	put32(w, n);
+	for (uint32_t i = 0; i < n; i++)
+		put16(w, v[i]);
+}
+
+/* Two ranks, world handle 2; type 9 is MPI_INT (4 bytes), 11 MPI_DOUBLE
+ * (8). Each call's arguments in dumpi_format.c's order; the sizes differ
+ * field by field, so that an argument read from the wrong position shows. */
+static void write_calls_rank(const char *path, uint32_t rank)
+{
+	struct dw w = {.n = 0};
+	const uint32_t o = 1 - rank, W = 2;
+	uint32_t t = 0;
+	uint64_t body = dw_begin(&w);
+	rec(&w, DL_Init, t += 10);
+	put32(&w, 0);
+	rec(&w, DL_Bcast, t += 10); /* count type root comm */
+	put32(&w, 4), put16(&w, 9), put32(&w, 1), put16(&w, W);
+	rec(&w, DL_Reduce, t += 10); /* count type op root comm */
+	put32(&w, 2), put16(&w, 11), put8(&w, 1), put32(&w, 0), put16(&w, W);
+	rec(&w, DL_Allreduce, t += 10); /* count type op comm */
+	put32(&w, 3), put16(&w, 9), put8(&w, 1), put16(&w, W);
+	rec(&w, DL_Scan, t += 10);
+	put32(&w, 5), put16(&w, 9), put8(&w, 1), put16(&w, W);
+	rec(&w, DL_Exscan, t += 10);
+	put32(&w, 6), put16(&w, 9), put8(&w, 1), put16(&w, W);
+	rec(&w, DL_Gather, t += 10); /* commrank scount stype root comm [rcount rtype] */
+	put32(&w, rank), put32(&w, 2), put16(&w, 9), put32(&w, 0), put16(&w, W);
+	if (rank == 0)
+		put32(&w, 2), put16(&w, 11);
+	rec(&w, DL_Scatter, t += 10); /* commrank rcount rtype root comm [scount stype] */
+	put32(&w, rank), put32(&w, 5), put16(&w, 9), put32(&w, 1), put16(&w, W);
+	if (rank == 1)
+		put32(&w, 5), put16(&w, 11);
+	rec(&w, DL_Gatherv, t += 10); /* commrank commsize scount stype root comm [rcounts displs] rtype */
+	put32(&w, rank), put32(&w, 2), put32(&w, rank ? 1 : 3), put16(&w, 9), put32(&w, 0), put16(&w, W);
+	if (rank == 0)
+		put_iarr(&w, (int32_t[]){3, 1}, 2), put_iarr(&w, (int32_t[]){0, 3}, 2);
+	put16(&w, 11);
+	rec(&w, DL_Scatterv, t += 10); /* commrank commsize stype rcount rtype root comm [scounts displs] */
+	put32(&w, rank), put32(&w, 2), put16(&w, 11), put32(&w, rank ? 4 : 2), put16(&w, 9), put32(&w, 1),
+		put16(&w, W);
+	if (rank == 1)
+		put_iarr(&w, (int32_t[]){2, 4}, 2), put_iarr(&w, (int32_t[]){0, 2}, 2);
+	rec(&w, DL_Allgather, t += 10); /* scount stype rcount rtype comm */
+	put32(&w, 2), put16(&w, 9), put32(&w, 3), put16(&w, 11), put16(&w, W);
+	rec(&w, DL_Allgatherv, t += 10); /* commsize scount stype rcounts displs rtype comm */
+	put32(&w, 2), put32(&w, rank + 1), put16(&w, 9), put_iarr(&w, (int32_t[]){1, 2}, 2),
+		put_iarr(&w, (int32_t[]){0, 1}, 2), put16(&w, 11), put16(&w, W);
+	rec(&w, DL_Alltoall, t += 10); /* scount stype rcount rtype comm */
+	put32(&w, 1), put16(&w, 9), put32(&w, 1), put16(&w, 11), put16(&w, W);
+	rec(&w, DL_Alltoallv, t += 10); /* commsize scounts sdispls stype rcounts rdispls rtype comm */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){1, 2}, 2), put_iarr(&w, (int32_t[]){0, 1}, 2), put16(&w, 9),
+		put_iarr(&w, (int32_t[]){3, 4}, 2), put_iarr(&w, (int32_t[]){0, 3}, 2), put16(&w, 11), put16(&w, W);
+	rec(&w, DL_Alltoallw, t += 10); /* commsize scounts sdispls stypes rcounts rdispls rtypes comm */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){1, 2}, 2), put_iarr(&w, (int32_t[]){0, 1}, 2),
+		put_harr(&w, (uint16_t[]){9, 11}, 2), put_iarr(&w, (int32_t[]){1, 1}, 2),
+		put_iarr(&w, (int32_t[]){0, 1}, 2), put_harr(&w, (uint16_t[]){11, 9}, 2), put16(&w, W);
+	rec(&w, DL_Reduce_scatter, t += 10); /* commsize rcounts type op comm */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){1, 3}, 2), put16(&w, 9), put8(&w, 1), put16(&w, W);
+	rec(&w, DL_Sendrecv, t += 10); /* scount stype dest stag rcount rtype source rtag comm [statuses] */
+	put32(&w, 2), put16(&w, 9), put32(&w, o), put32(&w, 5), put32(&w, 3), put16(&w, 11), put32(&w, o),
+		put32(&w, 6), put16(&w, W);
+	rec(&w, DL_Sendrecv_replace, t += 10); /* count type dest stag source rtag comm [statuses] */
+	put32(&w, 4), put16(&w, 9), put32(&w, o), put32(&w, 7), put32(&w, o), put32(&w, 8), put16(&w, W);
+	rec(&w, DL_Iprobe, t += 10); /* source tag comm flag [statuses] */
+	put32(&w, o), put32(&w, 9), put16(&w, W), put32(&w, 1);
+	rec(&w, DL_Probe, t += 10); /* source tag comm [statuses] */
+	put32(&w, o), put32(&w, 10), put16(&w, W);
+	for (uint32_t q = 100; q < 106; q += 2) {
+		rec(&w, DL_Isend, t += 10); /* count type dest tag comm request */
+		put32(&w, 1), put16(&w, 9), put32(&w, o), put32(&w, 11), put16(&w, W), put32(&w, q);
+		rec(&w, DL_Irecv, t += 10);
+		put32(&w, 2), put16(&w, 9), put32(&w, o), put32(&w, 11), put16(&w, W), put32(&w, q + 1);
+	}
+	rec(&w, DL_Waitany, t += 10); /* count requests index [statuses] */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){100, 101}, 2), put32(&w, 1);
+	rec(&w, DL_Wait, t += 10); /* request [status] */
+	put32(&w, 100);
+	rec(&w, DL_Testany, t += 10); /* count requests index flag [statuses] */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){102, 103}, 2), put32(&w, 0), put32(&w, 0);
+	rec(&w, DL_Testall, t += 10); /* count requests flag [statuses] */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){102, 103}, 2), put32(&w, 1);
+	rec(&w, DL_Testsome, t += 10); /* count requests outcount indices [statuses] */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){104, 105}, 2), put32(&w, 1), put_iarr(&w, (int32_t[]){1}, 1);
+	rec(&w, DL_Waitsome, t += 10);
+	put32(&w, 1), put_iarr(&w, (int32_t[]){104}, 1), put32(&w, 1), put_iarr(&w, (int32_t[]){0}, 1);
+	rec(&w, DL_Send_init, t += 10); /* count type dest tag comm request */
+	put32(&w, 3), put16(&w, 9), put32(&w, o), put32(&w, 12), put16(&w, W), put32(&w, 106);
+	rec(&w, DL_Recv_init, t += 10);
+	put32(&w, 3), put16(&w, 9), put32(&w, o), put32(&w, 12), put16(&w, W), put32(&w, 107);
+	rec(&w, DL_Startall, t += 10); /* count requests */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){106, 107}, 2);
+	rec(&w, DL_Waitall, t += 10); /* count requests [statuses] */
+	put32(&w, 2), put_iarr(&w, (int32_t[]){106, 107}, 2);
+	rec(&w, DL_Start, t += 10); /* request */
+	put32(&w, 106);
+	rec(&w, DL_Test, t += 10); /* request flag [status] */
+	put32(&w, 106), put32(&w, 1);
+	rec(&w, DL_Request_free, t += 10); /* request */
+	put32(&w, 107);
+	rec(&w, DL_Barrier, t += 10); /* comm */
+	put16(&w, W);
+	rec(&w, DL_Finalize, t += 10);
+	dw_finish(&w, body, path);
+}
+
+/* One op as "kind field=value ...", the fields each kind carries. */
+static void op_text(const struct trace_op *op, int32_t other, char *s, size_t n)
+{
+	/* A point-to-point peer is the other rank, said "o" to be the same
+	 * line on both ranks; a root is a rank number. */
+	char peer[16], recv_peer[16];
+	bool p2p = op->kind == TOP_SENDRECV || op->kind == TOP_PROBE || op->kind == TOP_IPROBE ||
+		   op->kind == TOP_ISEND || op->kind == TOP_IRECV || op->kind == TOP_SEND_INIT ||
+		   op->kind == TOP_RECV_INIT;
+	snprintf(peer, sizeof peer, p2p && op->peer == other ? "o" : "%d", op->peer);
+	snprintf(recv_peer, sizeof recv_peer, p2p && op->recv_peer == other ? "o" : "%d", op->recv_peer);
+	int k = snprintf(s, n, "%s p=%s t=%d b=%llu", trace_op_name(op->kind), peer, op->tag,
+			 (unsigned long long)op->bytes);
+	if (op->kind == TOP_SENDRECV || op->recv_bytes)
+		k += snprintf(s + k, n - (size_t)k, " rp=%s rt=%d rb=%llu", recv_peer, op->recv_tag,
+			      (unsigned long long)op->recv_bytes);
+	for (uint32_t i = 0; op->send_counts && i < op->n_counts; i++)
+		k += snprintf(s + k, n - (size_t)k, "%s%llu", i ? "," : " sc=", (unsigned long long)op->send_counts[i]);
+	for (uint32_t i = 0; op->recv_counts && i < op->n_counts; i++)
+		k += snprintf(s + k, n - (size_t)k, "%s%llu", i ? "," : " rc=", (unsigned long long)op->recv_counts[i]);
+	if (op->req)
+		k += snprintf(s + k, n - (size_t)k, " q=%u", op->req);
+	for (uint32_t i = 0; i < op->n_reqs; i++)
+		k += snprintf(s + k, n - (size_t)k, "%s%u", i ? "," : " qs=", op->reqs[i]);
+	if (op->n_done)
+		snprintf(s + k, n - (size_t)k, " done=%u", op->n_done);
+}
+
+/* Every point-to-point, request and collective call the converter maps,
+ * read from its own argument positions: was covered only by the public
+ * traces' isend, irecv, waitall, barrier and alltoall and the
+ * communicator test's send. */
+static void test_dumpi_calls(void)
+{
+	struct nl_err e = {0};
+	const char *meta = dw_write_trace("calls", 2, write_calls_rank);
+	const char *out = test_tmppath("calls.nlt");
+	CHECK_OK(trace_import(meta, out, NULL, NULL, &e), &e);
+	/* Rank 1's (rank 0 is the gather's root, rank 1 the scatter's). */
+	static const char *const want1[] = {
+		"init p=0 t=0 b=0",
+		"bcast p=1 t=0 b=16",
+		"reduce p=0 t=0 b=16",
+		"allreduce p=0 t=0 b=12",
+		"scan p=0 t=0 b=20",
+		"exscan p=0 t=0 b=24",
+		"gather p=0 t=0 b=8",
+		"scatter p=1 t=0 b=40 rp=0 rt=0 rb=20",
+		"gatherv p=0 t=0 b=4",
+		"scatterv p=1 t=0 b=0 rp=0 rt=0 rb=16 sc=16,32",
+		"allgather p=0 t=0 b=8 rp=0 rt=0 rb=24",
+		"allgatherv p=0 t=0 b=8 rc=8,16",
+		"alltoall p=0 t=0 b=4 rp=0 rt=0 rb=8",
+		"alltoallv p=0 t=0 b=0 sc=4,8 rc=24,32",
+		"alltoallw p=0 t=0 b=0 sc=4,16 rc=8,4",
+		"reduce_scatter p=0 t=0 b=0 rc=4,12",
+		"sendrecv p=o t=5 b=8 rp=o rt=6 rb=24",
+		"sendrecv p=o t=7 b=16 rp=o rt=8 rb=16",
+		"iprobe p=o t=9 b=0 done=1",
+		"probe p=o t=10 b=0",
+		"isend p=o t=11 b=4 q=100",
+		"irecv p=o t=11 b=8 q=101",
+		"isend p=o t=11 b=4 q=102",
+		"irecv p=o t=11 b=8 q=103",
+		"isend p=o t=11 b=4 q=104",
+		"irecv p=o t=11 b=8 q=105",
+		"waitany p=0 t=0 b=0 qs=101,100 done=1",
+		"wait p=0 t=0 b=0 q=100",
+		"testany p=0 t=0 b=0 qs=102,103",
+		"testall p=0 t=0 b=0 qs=102,103 done=2",
+		"testsome p=0 t=0 b=0 qs=105,104 done=1",
+		"waitsome p=0 t=0 b=0 qs=104 done=1",
+		"send_init p=o t=12 b=12 q=106",
+		"recv_init p=o t=12 b=12 q=107",
+		"start p=0 t=0 b=0 q=106",
+		"start p=0 t=0 b=0 q=107",
+		"waitall p=0 t=0 b=0 qs=106,107 done=2",
+		"start p=0 t=0 b=0 q=106",
+		"test p=0 t=0 b=0 q=106 done=1",
+		"request_free p=0 t=0 b=0 q=107",
+		"barrier p=0 t=0 b=0",
+		"finalize p=0 t=0 b=0",
+	};
+	const size_t n_want = sizeof want1 / sizeof *want1;
+	struct trace_archive *a;
+	struct trace_rank_reader *rd;
+	struct trace_op op;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	for (uint32_t r = 0; r < 2; r++) {
+		char got[160];
+		size_t i = 0;
+		CHECK_OK(trace_rank_open(a, r, &rd, &e), &e);
+		while (trace_rank_next(rd, &op, &e) == 1) {
+			if (op.kind == TOP_COMPUTE)
+				continue;
+			op_text(&op, (int32_t)(1 - r), got, sizeof got);
+			/* Rank 0 differs where it is the root or its sizes do. */
+			const char *want = i < n_want ? want1[i] : "(no more ops)";
+			if (r == 0 && i < n_want) {
+				static const char *const root0[][2] = {
+					{"gather p=0 t=0 b=8", "gather p=0 t=0 b=8 rp=0 rt=0 rb=16"},
+					{"scatter p=1 t=0 b=40 rp=0 rt=0 rb=20", "scatter p=1 t=0 b=0 rp=0 rt=0 rb=20"},
+					{"gatherv p=0 t=0 b=4", "gatherv p=0 t=0 b=12 rc=24,8"},
+					{"scatterv p=1 t=0 b=0 rp=0 rt=0 rb=16 sc=16,32", "scatterv p=1 t=0 b=0 rp=0 rt=0 rb=8"},
+					{"allgatherv p=0 t=0 b=8 rc=8,16", "allgatherv p=0 t=0 b=4 rc=8,16"},
+				};
+				for (size_t k = 0; k < sizeof root0 / sizeof *root0; k++)
+					if (!strcmp(want, root0[k][0]))
+						want = root0[k][1];
+			}
+			if (strcmp(got, want))
+				TEST_FAIL_("rank %u op %zu: got '%s', expected '%s'", r, i, got, want);
+			i++;
+		}
+		CHECK_EQ(i, n_want);
+		trace_rank_close(rd);
+	}
+	trace_archive_close(a);
+}
+
 /* A .meta with fewer numprocs than the rank files were recorded with:
  * testbgp's ranks build a group of world ranks 0..6, and 3 of them are
  * outside a 3-rank world. Was exit 0 with the communicator, and all 525
@@ -1168,6 +1397,7 @@ int main(void)
 	TEST_RUN(test_dumpi_rank_file_swapped);
 	TEST_RUN(test_dumpi_mem_errors);
 	TEST_RUN(test_dumpi_communicators);
+	TEST_RUN(test_dumpi_calls);
 	TEST_RUN(test_dumpi_group_outside);
 	TEST_RUN(test_dumpi_groups);
 	TEST_RUN(test_simgrid_ti32);
