@@ -421,12 +421,385 @@ static int cancel_outcome(const struct p2 *c, int64_t req)
 	return -1;
 }
 
-static int p2_record(struct p2 *c, const struct dumpi_rec *r)
+/* Each p2_* below turns one family of records into ops; op arrives
+ * zeroed. 0 also when the record is dropped (a communicator it cannot use,
+ * counted by comm_of). */
+
+/* Point-to-point sends and receives, blocking, nonblocking and
+ * persistent: count datatype peer tag comm [request]. */
+static int p2_send_recv(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	static const uint16_t kind[DL_Recv_init + 1] = {
+		[DL_Send] = TOP_SEND, [DL_Bsend] = TOP_BSEND, [DL_Ssend] = TOP_SSEND, [DL_Rsend] = TOP_RSEND,
+		[DL_Isend] = TOP_ISEND, [DL_Ibsend] = TOP_ISEND, [DL_Issend] = TOP_ISSEND,
+		[DL_Irsend] = TOP_ISEND, [DL_Send_init] = TOP_SEND_INIT, [DL_Bsend_init] = TOP_SEND_INIT,
+		[DL_Ssend_init] = TOP_SEND_INIT, [DL_Rsend_init] = TOP_SEND_INIT, [DL_Recv] = TOP_RECV,
+		[DL_Irecv] = TOP_IRECV, [DL_Recv_init] = TOP_RECV_INIT,
+	};
+	const struct dumpi_arg *a = r->a;
+	bool recv = r->label == DL_Recv || r->label == DL_Irecv || r->label == DL_Recv_init, ok;
+	uint32_t gid = 0;
+	NL_CHECK(comm_of(c, a[4].v, &gid, &ok));
+	if (!ok)
+		return 0;
+	op->kind = kind[r->label];
+	op->comm = gid;
+	op->peer = recv ? source_of(a[2].v) : dest_of(a[2].v);
+	op->tag = tag_of(a[3].v);
+	NL_CHECK(check_peer(c, op->peer, gid));
+	NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op->bytes));
+	if (r->n_args > 5 && a[5].type == 'i')
+		op->req = (uint32_t)a[5].v;
+	return emit(c, op, true);
+}
+
+/* Wait, Test, Request_free and Start on one request; Cancel, which also
+ * carries the cancel's outcome (cancel_outcome). */
+static int p2_one_request(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
 {
 	const struct dumpi_arg *a = r->a;
-	struct trace_op op;
+	if (req_null(a[0].v))
+		return di_skip(c->d, r->label, "on MPI_REQUEST_NULL (no effect)");
+	op->req = (uint32_t)a[0].v;
+	switch (r->label) {
+	case DL_Cancel: {
+		int outcome = cancel_outcome(c, a[0].v);
+		op->kind = TOP_CANCEL;
+		op->n_done = outcome > 0;
+		op->flags = outcome < 0 ? TRACE_F_NO_OUTCOME : 0;
+		break;
+	}
+	case DL_Test:
+		op->kind = TOP_TEST;
+		op->n_done = a[1].v != 0;
+		break;
+	default:
+		op->kind = r->label == DL_Wait ? TOP_WAIT : r->label == DL_Start ? TOP_START : TOP_REQUEST_FREE;
+		break;
+	}
+	return emit(c, op, true);
+}
+
+/* Startall: one start op per request it lists, the first with the
+ * record's times, the others zero length at its end (emit). */
+static int p2_startall(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	bool first = true;
+	for (uint32_t i = 0; i < a[1].n; i++) {
+		int64_t v = dumpi_arr(c->st, &a[1], i);
+		if (req_null(v))
+			continue;
+		memset(op, 0, sizeof *op);
+		op->kind = TOP_START;
+		op->req = (uint32_t)v;
+		NL_CHECK(emit(c, op, first));
+		first = false;
+	}
+	return 0;
+}
+
+/* Waitall, Testall, Waitany, Testany, Waitsome and Testsome: the request
+ * list and which of its requests completed. */
+static int p2_request_list(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	switch (r->label) {
+	case DL_Waitall: /* count requests[] statuses */
+	case DL_Testall: /* count requests[] flag statuses */
+		op->kind = r->label == DL_Waitall ? TOP_WAITALL : TOP_TESTALL;
+		NL_CHECK(req_list(c, &a[1], NULL, 0, op));
+		/* Waitall completed every request it lists (docs/trace-format.md
+		 * §6), as the recorder and the OTF2 import write it. */
+		if (r->label == DL_Testall)
+			op->n_done = a[2].v ? op->n_reqs : 0;
+		else
+			op->n_done = op->n_reqs;
+		break;
+	case DL_Waitany: /* count requests[] index status */
+	case DL_Testany: { /* count requests[] index flag status */
+		int64_t idx = a[2].v;
+		bool done = r->label == DL_Waitany || a[3].v;
+		op->kind = r->label == DL_Waitany ? TOP_WAITANY : TOP_TESTANY;
+		NL_CHECK(req_list(c, &a[1], &idx, done ? 1 : 0, op));
+		break;
+	}
+	default: { /* Waitsome, Testsome: count requests[] outcount indices[] statuses */
+		NL_CHECK(need_scratch(c, a[3].n));
+		int64_t *idx = malloc((a[3].n ? a[3].n : 1) * sizeof *idx);
+		if (!idx)
+			return dumpi_nomem(c->d);
+		for (uint32_t i = 0; i < a[3].n; i++)
+			idx[i] = dumpi_arr(c->st, &a[3], i);
+		op->kind = r->label == DL_Waitsome ? TOP_WAITSOME : TOP_TESTSOME;
+		int rc = req_list(c, &a[1], idx, a[2].v > 0 ? a[3].n : 0, op);
+		free(idx);
+		NL_CHECK(rc);
+		break;
+	}
+	}
+	return emit(c, op, true);
+}
+
+/* Probe (source tag comm status) and Iprobe (source tag comm flag
+ * status): the probed message's size from its status. */
+static int p2_probe(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	const struct dumpi_arg *st = &a[r->label == DL_Probe ? 3 : 4];
+	uint32_t gid = 0;
+	bool ok;
+	NL_CHECK(comm_of(c, a[2].v, &gid, &ok));
+	if (!ok)
+		return 0;
+	op->kind = r->label == DL_Probe ? TOP_PROBE : TOP_IPROBE;
+	op->comm = gid;
+	op->peer = source_of(a[0].v);
+	op->tag = tag_of(a[1].v);
+	NL_CHECK(check_peer(c, op->peer, gid));
+	if (r->label == DL_Iprobe)
+		op->n_done = a[3].v != 0;
+	if (st->present && st->n && (r->label == DL_Probe || op->n_done)) {
+		int32_t b, src;
+		dumpi_status(c->st, st, 0, &b, &src);
+		op->bytes = b > 0 ? (uint64_t)b : 0;
+	}
+	return emit(c, op, true);
+}
+
+/* Sendrecv (scount stype dest stag rcount rtype source rtag comm status)
+ * and Sendrecv_replace (count type dest stag source rtag comm status). */
+static int p2_sendrecv(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	bool rep = r->label == DL_Sendrecv_replace, ok;
+	uint32_t gid = 0;
+	NL_CHECK(comm_of(c, a[rep ? 6 : 8].v, &gid, &ok));
+	if (!ok)
+		return 0;
+	op->kind = TOP_SENDRECV;
+	op->comm = gid;
+	op->peer = dest_of(a[2].v);
+	op->tag = tag_of(a[3].v);
+	op->recv_peer = source_of(a[rep ? 4 : 6].v);
+	op->recv_tag = tag_of(a[rep ? 5 : 7].v);
+	NL_CHECK(check_peer(c, op->peer, gid));
+	NL_CHECK(check_peer(c, op->recv_peer, gid));
+	NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op->bytes));
+	if (rep)
+		op->recv_bytes = op->bytes;
+	else
+		NL_CHECK(bytes_of(c, a[4].v, a[5].v, &op->recv_bytes));
+	return emit(c, op, true);
+}
+
+/* Collectives with a root: Bcast (count type root comm), Reduce (count
+ * type op root comm), Gather (commrank scount stype root comm [rcount
+ * rtype]) and Scatter (commrank rcount rtype root comm [scount stype]). */
+static int p2_rooted(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	bool bcast = r->label == DL_Bcast, red = r->label == DL_Reduce, g = r->label == DL_Gather, ok;
+	uint32_t gid = 0;
+	NL_CHECK(comm_of(c, a[bcast ? 3 : 4].v, &gid, &ok));
+	if (!ok)
+		return 0;
+	op->kind = bcast ? TOP_BCAST : red ? TOP_REDUCE : g ? TOP_GATHER : TOP_SCATTER;
+	op->comm = gid;
+	op->peer = (int32_t)a[bcast ? 2 : 3].v;
+	NL_CHECK(check_peer(c, op->peer, gid));
+	if (bcast || red) {
+		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op->bytes));
+		return emit(c, op, true);
+	}
+	uint64_t mine, root = 0;
+	NL_CHECK(bytes_of(c, a[1].v, a[2].v, &mine));
+	if (a[5].present)
+		NL_CHECK(bytes_of(c, a[5].v, a[6].v, &root));
+	op->bytes = g ? mine : root;
+	op->recv_bytes = g ? root : mine;
+	return emit(c, op, true);
+}
+
+/* Gatherv (commrank commsize scount stype root comm [rcounts[] displs[]]
+ * rtype) and Scatterv (commrank commsize stype rcount rtype root comm
+ * [scounts[] displs[]]): the root's per-rank counts when recorded. */
+static int p2_rooted_v(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	bool g = r->label == DL_Gatherv, ok;
+	uint32_t gid = 0;
+	NL_CHECK(comm_of(c, a[g ? 5 : 6].v, &gid, &ok));
+	if (!ok)
+		return 0;
+	op->kind = g ? TOP_GATHERV : TOP_SCATTERV;
+	op->comm = gid;
+	op->peer = (int32_t)a[g ? 4 : 5].v;
+	NL_CHECK(check_peer(c, op->peer, gid));
+	if (g)
+		NL_CHECK(bytes_of(c, a[2].v, a[3].v, &op->bytes));
+	else
+		NL_CHECK(bytes_of(c, a[3].v, a[4].v, &op->recv_bytes));
+	const struct dumpi_arg *cnt = &a[g ? 6 : 7];
+	if (cnt->present) {
+		NL_CHECK(need_scratch(c, cnt->n));
+		NL_CHECK(counts(c, cnt, NULL, g ? a[8].v : a[2].v, gid, c->d->c1));
+		op->n_counts = cnt->n;
+		if (g)
+			op->recv_counts = c->d->c1;
+		else
+			op->send_counts = c->d->c1;
+	}
+	return emit(c, op, true);
+}
+
+/* Collectives without a root: Barrier (comm), Allreduce, Scan, Exscan
+ * (count type op comm), Allgather and Alltoall (scount stype rcount
+ * rtype comm). */
+static int p2_symmetric(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
 	bool ok;
 	uint32_t gid = 0;
+	NL_CHECK(comm_of(c, a[r->label == DL_Barrier ? 0 : r->label == DL_Allgather || r->label == DL_Alltoall ? 4 : 3].v,
+			 &gid, &ok));
+	if (!ok)
+		return 0;
+	op->comm = gid;
+	switch (r->label) {
+	case DL_Barrier:
+		op->kind = TOP_BARRIER;
+		break;
+	case DL_Allgather:
+	case DL_Alltoall:
+		op->kind = r->label == DL_Allgather ? TOP_ALLGATHER : TOP_ALLTOALL;
+		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op->bytes));
+		NL_CHECK(bytes_of(c, a[2].v, a[3].v, &op->recv_bytes));
+		break;
+	default:
+		op->kind = r->label == DL_Allreduce ? TOP_ALLREDUCE : r->label == DL_Scan ? TOP_SCAN : TOP_EXSCAN;
+		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op->bytes));
+		break;
+	}
+	return emit(c, op, true);
+}
+
+/* Collectives with per-rank counts: Allgatherv (commsize scount stype
+ * rcounts[] displs[] rtype comm), Alltoallv (commsize scounts[] sdispls[]
+ * stype rcounts[] rdispls[] rtype comm), Alltoallw (commsize scounts[]
+ * sdispls[] stypes[] rcounts[] rdispls[] rtypes[] comm) and
+ * Reduce_scatter (commsize rcounts[] type op comm). */
+static int p2_vector(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	bool ok;
+	uint32_t gid = 0;
+	NL_CHECK(comm_of(c, a[r->label == DL_Allgatherv ? 6 : r->label == DL_Reduce_scatter ? 4 : 7].v, &gid, &ok));
+	if (!ok)
+		return 0;
+	op->comm = gid;
+	switch (r->label) {
+	case DL_Allgatherv:
+		op->kind = TOP_ALLGATHERV;
+		NL_CHECK(bytes_of(c, a[1].v, a[2].v, &op->bytes));
+		NL_CHECK(need_scratch(c, a[3].n));
+		NL_CHECK(counts(c, &a[3], NULL, a[5].v, gid, c->d->c1));
+		op->n_counts = a[3].n;
+		op->recv_counts = c->d->c1;
+		break;
+	case DL_Reduce_scatter:
+		op->kind = TOP_REDUCE_SCATTER;
+		NL_CHECK(need_scratch(c, a[1].n));
+		NL_CHECK(counts(c, &a[1], NULL, a[2].v, gid, c->d->c1));
+		op->n_counts = a[1].n;
+		op->recv_counts = c->d->c1;
+		break;
+	default: { /* Alltoallv, Alltoallw */
+		bool w = r->label == DL_Alltoallw;
+		op->kind = w ? TOP_ALLTOALLW : TOP_ALLTOALLV;
+		NL_CHECK(need_scratch(c, a[1].n > a[4].n ? a[1].n : a[4].n));
+		NL_CHECK(counts(c, &a[1], w ? &a[3] : NULL, a[3].v, gid, c->d->c1));
+		NL_CHECK(counts(c, &a[4], w ? &a[6] : NULL, a[6].v, gid, c->d->c2));
+		op->n_counts = a[1].n;
+		op->send_counts = c->d->c1;
+		op->recv_counts = c->d->c2;
+		break;
+	}
+	}
+	return emit(c, op, true);
+}
+
+/* A communicator made (Comm_dup, _create, _split, Cart_create, _sub,
+ * Graph_create): its id and members are pass 1's result for this call. */
+static int p2_comm_create(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	uint16_t parent_h, newh;
+	uint32_t gid = 0;
+	bool ok;
+	struct dumpi_p1_rank *p1 = &c->d->p1[c->rank];
+	dumpi_creation(r, &parent_h, &newh);
+	if (c->res_i >= p1->n_res)
+		NL_BUG("dumpi pass 2 ran past pass 1's results on rank %u", c->rank);
+	struct dumpi_cresult res = p1->res[c->res_i++];
+	if (!dumpi_comm_set(&c->comm, &c->n_comm, newh, res.gid))
+		return dumpi_nomem(c->d);
+	NL_CHECK(comm_of(c, parent_h, &gid, &ok));
+	if (!ok || res.gid == DUMPI_GID_UNKNOWN)
+		return ok ? di_skip(c->d, r->label, "new communicator's members unknown") : 0;
+	op->comm = gid;
+	op->new_comm = res.gid;
+	if (r->label == DL_Comm_split || r->label == DL_Cart_sub) {
+		op->kind = TOP_COMM_SPLIT;
+		op->color = res.color;
+		op->key = res.key;
+	} else {
+		op->kind = r->label == DL_Comm_dup ? TOP_COMM_DUP : TOP_COMM_CREATE;
+	}
+	return emit(c, op, true);
+}
+
+static int p2_comm_free(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	uint32_t gid = 0;
+	bool ok;
+	NL_CHECK(comm_of(c, r->a[0].v, &gid, &ok));
+	if (!dumpi_comm_set(&c->comm, &c->n_comm, (uint16_t)r->a[0].v, DUMPI_H_NONE))
+		return dumpi_nomem(c->d);
+	if (!ok)
+		return 0;
+	op->kind = TOP_COMM_FREE;
+	op->comm = gid;
+	return emit(c, op, true);
+}
+
+/* Init and Init_thread; rank 0's argv names the application (its
+ * program's base name) and its command line in the archive's metadata. */
+static int p2_init(struct p2 *c, const struct dumpi_rec *r, struct trace_op *op)
+{
+	const struct dumpi_arg *a = r->a;
+	op->kind = TOP_INIT;
+	if (c->rank == 0 && a[0].n && !c->d->app[0]) {
+		uint32_t len;
+		size_t o = 0;
+		for (uint32_t i = 0; i < a[0].n; i++) {
+			const char *s = dumpi_str(c->st, &a[0], i, &len);
+			if (i == 0) {
+				const char *b = memrchr(s, '/', len);
+				uint32_t bl = b ? len - (uint32_t)(b + 1 - s) : len;
+				snprintf(c->d->app, sizeof c->d->app, "%.*s", (int)bl, b ? b + 1 : s);
+			}
+			o += (size_t)snprintf(c->d->cmd + o, o < sizeof c->d->cmd ? sizeof c->d->cmd - o : 0, "%s%.*s",
+					      i ? " " : "", (int)len, s);
+			if (o >= sizeof c->d->cmd)
+				break;
+		}
+	}
+	return emit(c, op, true);
+}
+
+static int p2_record(struct p2 *c, const struct dumpi_rec *r)
+{
+	struct trace_op op;
 	memset(&op, 0, sizeof op);
 	c->r = r;
 
@@ -434,319 +807,35 @@ static int p2_record(struct p2 *c, const struct dumpi_rec *r)
 	case DL_Send: case DL_Bsend: case DL_Ssend: case DL_Rsend:
 	case DL_Isend: case DL_Ibsend: case DL_Issend: case DL_Irsend:
 	case DL_Send_init: case DL_Bsend_init: case DL_Ssend_init: case DL_Rsend_init:
-	case DL_Recv: case DL_Irecv: case DL_Recv_init: {
-		/* count datatype peer tag comm [request] */
-		bool recv = r->label == DL_Recv || r->label == DL_Irecv || r->label == DL_Recv_init;
-		NL_CHECK(comm_of(c, a[4].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		static const uint16_t kind[DL_Recv_init + 1] = {
-			[DL_Send] = TOP_SEND, [DL_Bsend] = TOP_BSEND, [DL_Ssend] = TOP_SSEND, [DL_Rsend] = TOP_RSEND,
-			[DL_Isend] = TOP_ISEND, [DL_Ibsend] = TOP_ISEND, [DL_Issend] = TOP_ISSEND,
-			[DL_Irsend] = TOP_ISEND, [DL_Send_init] = TOP_SEND_INIT, [DL_Bsend_init] = TOP_SEND_INIT,
-			[DL_Ssend_init] = TOP_SEND_INIT, [DL_Rsend_init] = TOP_SEND_INIT, [DL_Recv] = TOP_RECV,
-			[DL_Irecv] = TOP_IRECV, [DL_Recv_init] = TOP_RECV_INIT,
-		};
-		op.kind = kind[r->label];
-		op.comm = gid;
-		op.peer = recv ? source_of(a[2].v) : dest_of(a[2].v);
-		op.tag = tag_of(a[3].v);
-		NL_CHECK(check_peer(c, op.peer, gid));
-		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op.bytes));
-		if (r->n_args > 5 && a[5].type == 'i')
-			op.req = (uint32_t)a[5].v;
-		return emit(c, &op, true);
-	}
-	case DL_Wait:
-	case DL_Test:
-	case DL_Request_free:
-	case DL_Start:
-		if (req_null(a[0].v))
-			return di_skip(c->d, r->label, "on MPI_REQUEST_NULL (no effect)");
-		op.kind = r->label == DL_Wait ? TOP_WAIT : r->label == DL_Test ? TOP_TEST
-			: r->label == DL_Start ? TOP_START : TOP_REQUEST_FREE;
-		op.req = (uint32_t)a[0].v;
-		if (r->label == DL_Test)
-			op.n_done = a[1].v != 0;
-		return emit(c, &op, true);
-	case DL_Cancel: { /* request */
-		if (req_null(a[0].v))
-			return di_skip(c->d, r->label, "on MPI_REQUEST_NULL (no effect)");
-		int outcome = cancel_outcome(c, a[0].v);
-		op.kind = TOP_CANCEL;
-		op.req = (uint32_t)a[0].v;
-		op.n_done = outcome > 0;
-		op.flags = outcome < 0 ? TRACE_F_NO_OUTCOME : 0;
-		return emit(c, &op, true);
-	}
+	case DL_Recv: case DL_Irecv: case DL_Recv_init:
+		return p2_send_recv(c, r, &op);
+	case DL_Wait: case DL_Test: case DL_Request_free: case DL_Start: case DL_Cancel:
+		return p2_one_request(c, r, &op);
 	case DL_Test_cancelled:
 		return di_skip(c->d, r->label, "a local query: its answer is the outcome of the cancel op");
-	case DL_Startall: {
-		bool first = true;
-		for (uint32_t i = 0; i < a[1].n; i++) {
-			int64_t v = dumpi_arr(c->st, &a[1], i);
-			if (req_null(v))
-				continue;
-			memset(&op, 0, sizeof op);
-			op.kind = TOP_START;
-			op.req = (uint32_t)v;
-			NL_CHECK(emit(c, &op, first));
-			first = false;
-		}
-		return 0;
-	}
-	case DL_Waitall: /* count requests[] statuses */
-	case DL_Testall: { /* count requests[] flag statuses */
-		op.kind = r->label == DL_Waitall ? TOP_WAITALL : TOP_TESTALL;
-		NL_CHECK(req_list(c, &a[1], NULL, 0, &op));
-		/* Waitall completed every request it lists (docs/trace-format.md
-		 * §6), as the recorder and the OTF2 import write it. */
-		if (r->label == DL_Testall)
-			op.n_done = a[2].v ? op.n_reqs : 0;
-		else
-			op.n_done = op.n_reqs;
-		return emit(c, &op, true);
-	}
-	case DL_Waitany: /* count requests[] index status */
-	case DL_Testany: { /* count requests[] index flag status */
-		int64_t idx = a[2].v;
-		bool done = r->label == DL_Waitany || a[3].v;
-		op.kind = r->label == DL_Waitany ? TOP_WAITANY : TOP_TESTANY;
-		NL_CHECK(req_list(c, &a[1], &idx, done ? 1 : 0, &op));
-		return emit(c, &op, true);
-	}
-	case DL_Waitsome: /* count requests[] outcount indices[] statuses */
-	case DL_Testsome: {
-		NL_CHECK(need_scratch(c, a[3].n));
-		int64_t *idx = malloc((a[3].n ? a[3].n : 1) * sizeof *idx);
-		if (!idx)
-			return dumpi_nomem(c->d);
-		for (uint32_t i = 0; i < a[3].n; i++)
-			idx[i] = dumpi_arr(c->st, &a[3], i);
-		op.kind = r->label == DL_Waitsome ? TOP_WAITSOME : TOP_TESTSOME;
-		int rc = req_list(c, &a[1], idx, a[2].v > 0 ? a[3].n : 0, &op);
-		free(idx);
-		NL_CHECK(rc);
-		return emit(c, &op, true);
-	}
-	case DL_Probe: /* source tag comm status */
-	case DL_Iprobe: { /* source tag comm flag status */
-		const struct dumpi_arg *st = &a[r->label == DL_Probe ? 3 : 4];
-		NL_CHECK(comm_of(c, a[2].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = r->label == DL_Probe ? TOP_PROBE : TOP_IPROBE;
-		op.comm = gid;
-		op.peer = source_of(a[0].v);
-		op.tag = tag_of(a[1].v);
-		NL_CHECK(check_peer(c, op.peer, gid));
-		if (r->label == DL_Iprobe)
-			op.n_done = a[3].v != 0;
-		if (st->present && st->n && (r->label == DL_Probe || op.n_done)) {
-			int32_t b, src;
-			dumpi_status(c->st, st, 0, &b, &src);
-			op.bytes = b > 0 ? (uint64_t)b : 0;
-		}
-		return emit(c, &op, true);
-	}
-	case DL_Sendrecv: /* scount stype dest stag rcount rtype source rtag comm status */
-	case DL_Sendrecv_replace: { /* count type dest stag source rtag comm status */
-		bool rep = r->label == DL_Sendrecv_replace;
-		NL_CHECK(comm_of(c, a[rep ? 6 : 8].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = TOP_SENDRECV;
-		op.comm = gid;
-		op.peer = dest_of(a[2].v);
-		op.tag = tag_of(a[3].v);
-		op.recv_peer = source_of(a[rep ? 4 : 6].v);
-		op.recv_tag = tag_of(a[rep ? 5 : 7].v);
-		NL_CHECK(check_peer(c, op.peer, gid));
-		NL_CHECK(check_peer(c, op.recv_peer, gid));
-		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op.bytes));
-		if (rep)
-			op.recv_bytes = op.bytes;
-		else
-			NL_CHECK(bytes_of(c, a[4].v, a[5].v, &op.recv_bytes));
-		return emit(c, &op, true);
-	}
-	case DL_Barrier:
-		NL_CHECK(comm_of(c, a[0].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = TOP_BARRIER;
-		op.comm = gid;
-		return emit(c, &op, true);
-	case DL_Bcast: /* count type root comm */
-	case DL_Reduce: { /* count type op root comm */
-		bool red = r->label == DL_Reduce;
-		NL_CHECK(comm_of(c, a[red ? 4 : 3].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = red ? TOP_REDUCE : TOP_BCAST;
-		op.comm = gid;
-		op.peer = (int32_t)a[red ? 3 : 2].v;
-		NL_CHECK(check_peer(c, op.peer, gid));
-		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op.bytes));
-		return emit(c, &op, true);
-	}
-	case DL_Allreduce: /* count type op comm */
-	case DL_Scan:
-	case DL_Exscan:
-		NL_CHECK(comm_of(c, a[3].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = r->label == DL_Allreduce ? TOP_ALLREDUCE : r->label == DL_Scan ? TOP_SCAN : TOP_EXSCAN;
-		op.comm = gid;
-		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op.bytes));
-		return emit(c, &op, true);
-	case DL_Gather: /* commrank scount stype root comm [rcount rtype] */
-	case DL_Scatter: { /* commrank rcount rtype root comm [scount stype] */
-		bool g = r->label == DL_Gather;
-		NL_CHECK(comm_of(c, a[4].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = g ? TOP_GATHER : TOP_SCATTER;
-		op.comm = gid;
-		op.peer = (int32_t)a[3].v;
-		NL_CHECK(check_peer(c, op.peer, gid));
-		uint64_t mine, root = 0;
-		NL_CHECK(bytes_of(c, a[1].v, a[2].v, &mine));
-		if (a[5].present)
-			NL_CHECK(bytes_of(c, a[5].v, a[6].v, &root));
-		op.bytes = g ? mine : root;
-		op.recv_bytes = g ? root : mine;
-		return emit(c, &op, true);
-	}
-	case DL_Gatherv: /* commrank commsize scount stype root comm [rcounts[] displs[]] rtype */
-	case DL_Scatterv: { /* commrank commsize stype rcount rtype root comm [scounts[] displs[]] */
-		bool g = r->label == DL_Gatherv;
-		NL_CHECK(comm_of(c, a[g ? 5 : 6].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = g ? TOP_GATHERV : TOP_SCATTERV;
-		op.comm = gid;
-		op.peer = (int32_t)a[g ? 4 : 5].v;
-		NL_CHECK(check_peer(c, op.peer, gid));
-		if (g)
-			NL_CHECK(bytes_of(c, a[2].v, a[3].v, &op.bytes));
-		else
-			NL_CHECK(bytes_of(c, a[3].v, a[4].v, &op.recv_bytes));
-		const struct dumpi_arg *cnt = &a[g ? 6 : 7];
-		if (cnt->present) {
-			NL_CHECK(need_scratch(c, cnt->n));
-			NL_CHECK(counts(c, cnt, NULL, g ? a[8].v : a[2].v, gid, c->d->c1));
-			op.n_counts = cnt->n;
-			if (g)
-				op.recv_counts = c->d->c1;
-			else
-				op.send_counts = c->d->c1;
-		}
-		return emit(c, &op, true);
-	}
-	case DL_Allgather: /* scount stype rcount rtype comm */
-	case DL_Alltoall:
-		NL_CHECK(comm_of(c, a[4].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = r->label == DL_Allgather ? TOP_ALLGATHER : TOP_ALLTOALL;
-		op.comm = gid;
-		NL_CHECK(bytes_of(c, a[0].v, a[1].v, &op.bytes));
-		NL_CHECK(bytes_of(c, a[2].v, a[3].v, &op.recv_bytes));
-		return emit(c, &op, true);
-	case DL_Allgatherv: /* commsize scount stype rcounts[] displs[] rtype comm */
-		NL_CHECK(comm_of(c, a[6].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = TOP_ALLGATHERV;
-		op.comm = gid;
-		NL_CHECK(bytes_of(c, a[1].v, a[2].v, &op.bytes));
-		NL_CHECK(need_scratch(c, a[3].n));
-		NL_CHECK(counts(c, &a[3], NULL, a[5].v, gid, c->d->c1));
-		op.n_counts = a[3].n;
-		op.recv_counts = c->d->c1;
-		return emit(c, &op, true);
-	case DL_Alltoallv: /* commsize scounts[] sdispls[] stype rcounts[] rdispls[] rtype comm */
-	case DL_Alltoallw: { /* commsize scounts[] sdispls[] stypes[] rcounts[] rdispls[] rtypes[] comm */
-		bool w = r->label == DL_Alltoallw;
-		NL_CHECK(comm_of(c, a[7].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = w ? TOP_ALLTOALLW : TOP_ALLTOALLV;
-		op.comm = gid;
-		NL_CHECK(need_scratch(c, a[1].n > a[4].n ? a[1].n : a[4].n));
-		NL_CHECK(counts(c, &a[1], w ? &a[3] : NULL, a[3].v, gid, c->d->c1));
-		NL_CHECK(counts(c, &a[4], w ? &a[6] : NULL, a[6].v, gid, c->d->c2));
-		op.n_counts = a[1].n;
-		op.send_counts = c->d->c1;
-		op.recv_counts = c->d->c2;
-		return emit(c, &op, true);
-	}
-	case DL_Reduce_scatter: /* commsize rcounts[] type op comm */
-		NL_CHECK(comm_of(c, a[4].v, &gid, &ok));
-		if (!ok)
-			return 0;
-		op.kind = TOP_REDUCE_SCATTER;
-		op.comm = gid;
-		NL_CHECK(need_scratch(c, a[1].n));
-		NL_CHECK(counts(c, &a[1], NULL, a[2].v, gid, c->d->c1));
-		op.n_counts = a[1].n;
-		op.recv_counts = c->d->c1;
-		return emit(c, &op, true);
+	case DL_Startall:
+		return p2_startall(c, r, &op);
+	case DL_Waitall: case DL_Testall: case DL_Waitany: case DL_Testany: case DL_Waitsome: case DL_Testsome:
+		return p2_request_list(c, r, &op);
+	case DL_Probe: case DL_Iprobe:
+		return p2_probe(c, r, &op);
+	case DL_Sendrecv: case DL_Sendrecv_replace:
+		return p2_sendrecv(c, r, &op);
+	case DL_Bcast: case DL_Reduce: case DL_Gather: case DL_Scatter:
+		return p2_rooted(c, r, &op);
+	case DL_Gatherv: case DL_Scatterv:
+		return p2_rooted_v(c, r, &op);
+	case DL_Barrier: case DL_Allreduce: case DL_Scan: case DL_Exscan: case DL_Allgather: case DL_Alltoall:
+		return p2_symmetric(c, r, &op);
+	case DL_Allgatherv: case DL_Alltoallv: case DL_Alltoallw: case DL_Reduce_scatter:
+		return p2_vector(c, r, &op);
 	case DL_Comm_dup: case DL_Comm_create: case DL_Comm_split:
-	case DL_Cart_create: case DL_Graph_create: case DL_Cart_sub: {
-		uint16_t parent_h, newh;
-		struct dumpi_p1_rank *p1 = &c->d->p1[c->rank];
-		dumpi_creation(r, &parent_h, &newh);
-		if (c->res_i >= p1->n_res)
-			NL_BUG("dumpi pass 2 ran past pass 1's results on rank %u", c->rank);
-		struct dumpi_cresult res = p1->res[c->res_i++];
-		if (!dumpi_comm_set(&c->comm, &c->n_comm, newh, res.gid))
-			return dumpi_nomem(c->d);
-		NL_CHECK(comm_of(c, parent_h, &gid, &ok));
-		if (!ok || res.gid == DUMPI_GID_UNKNOWN)
-			return ok ? di_skip(c->d, r->label, "new communicator's members unknown") : 0;
-		op.comm = gid;
-		op.new_comm = res.gid;
-		if (r->label == DL_Comm_split || r->label == DL_Cart_sub) {
-			op.kind = TOP_COMM_SPLIT;
-			op.color = res.color;
-			op.key = res.key;
-		} else {
-			op.kind = r->label == DL_Comm_dup ? TOP_COMM_DUP : TOP_COMM_CREATE;
-		}
-		return emit(c, &op, true);
-	}
-	case DL_Comm_free: {
-		NL_CHECK(comm_of(c, a[0].v, &gid, &ok));
-		if (!dumpi_comm_set(&c->comm, &c->n_comm, (uint16_t)a[0].v, DUMPI_H_NONE))
-			return dumpi_nomem(c->d);
-		if (!ok)
-			return 0;
-		op.kind = TOP_COMM_FREE;
-		op.comm = gid;
-		return emit(c, &op, true);
-	}
-	case DL_Init:
-	case DL_Init_thread:
-		op.kind = TOP_INIT;
-		if (c->rank == 0 && a[0].n && !c->d->app[0]) {
-			uint32_t len;
-			size_t o = 0;
-			for (uint32_t i = 0; i < a[0].n; i++) {
-				const char *s = dumpi_str(c->st, &a[0], i, &len);
-				if (i == 0) {
-					const char *b = memrchr(s, '/', len);
-					uint32_t bl = b ? len - (uint32_t)(b + 1 - s) : len;
-					snprintf(c->d->app, sizeof c->d->app, "%.*s", (int)bl, b ? b + 1 : s);
-				}
-				o += (size_t)snprintf(c->d->cmd + o, o < sizeof c->d->cmd ? sizeof c->d->cmd - o : 0, "%s%.*s",
-						      i ? " " : "", (int)len, s);
-				if (o >= sizeof c->d->cmd)
-					break;
-			}
-		}
-		return emit(c, &op, true);
+	case DL_Cart_create: case DL_Graph_create: case DL_Cart_sub:
+		return p2_comm_create(c, r, &op);
+	case DL_Comm_free:
+		return p2_comm_free(c, r, &op);
+	case DL_Init: case DL_Init_thread:
+		return p2_init(c, r, &op);
 	case DL_Finalize:
 		op.kind = TOP_FINALIZE;
 		return emit(c, &op, true);
