@@ -510,14 +510,15 @@ static void live_not_client_type(char *msg, size_t size, unsigned type)
 		len += (size_t)snprintf(msg + len, size - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", names[i]);
 }
 
-/* One multipart message from the socket: identity, header, [payload].
- * False when none was waiting. */
-static bool live_on_message(struct live_server *s)
+/* One multipart message from the socket into parts: the identity, the
+ * header and a payload kept, further frames closed; *n_frames counts
+ * every frame after the identity. The number of parts kept, 0 when none
+ * was waiting. */
+static int live_recv_parts(struct live_server *s, zmq_msg_t parts[3], size_t *n_frames)
 {
-	zmq_msg_t parts[3];
 	int n = 0;
-	size_t n_frames = 0; /* after the identity */
 	bool more = true;
+	*n_frames = 0;
 	while (more) {
 		zmq_msg_t m;
 		zmq_msg_init(&m);
@@ -527,200 +528,263 @@ static bool live_on_message(struct live_server *s)
 		}
 		more = zmq_msg_more(&m);
 		if (n > 0)
-			n_frames++;
+			(*n_frames)++;
 		if (n < 3)
 			parts[n++] = m;
 		else
 			zmq_msg_close(&m);
 	}
-	if (n == 0)
-		return false;
-	s->frames_in++;
-	const unsigned char *id = zmq_msg_data(&parts[0]);
-	size_t id_len = zmq_msg_size(&parts[0]);
-	int32_t hint = -1;
-	if (n >= 2 && zmq_msg_size(&parts[1]) >= 12) {
-		const uint8_t *p = zmq_msg_data(&parts[1]);
-		uint32_t r = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
-		if (r < s->n)
-			hint = (int32_t)r;
-	}
-	struct zp_hdr h;
+	return n;
+}
+
+/* The rank a header frame names (bytes 8..11), read before it is decoded,
+ * so that a refused frame still counts against its rank; -1 when it
+ * names none. */
+static int32_t live_rank_hint(const struct live_server *s, zmq_msg_t *parts, int n)
+{
+	if (n < 2 || zmq_msg_size(&parts[1]) < 12)
+		return -1;
+	const uint8_t *p = zmq_msg_data(&parts[1]);
+	uint32_t r = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
+	return r < s->n ? (int32_t)r : -1;
+}
+
+/* The header frame decoded into *h; false after the ERROR refusing the
+ * message (its frame count, version, size or fields). */
+static bool live_decode(struct live_server *s, zmq_msg_t *parts, int n, size_t n_frames, const unsigned char *id,
+			size_t id_len, struct zp_hdr *h)
+{
+	int32_t hint = live_rank_hint(s, parts, n);
 	struct nl_err e = {0};
 	if (n_frames < 1 || n_frames > 2) {
 		char msg[120];
 		snprintf(msg, sizeof msg, "message of %zu frames, expected a header frame and at most one payload frame",
 			 n_frames);
 		live_offence(s, id, id_len, hint, false, ZP_EMALFORMED, msg);
-		goto out;
+		return false;
 	}
-	/* A server's type (WELCOME..ERROR) is refused for being one, below,
+	/* A server's type (WELCOME..ERROR) is refused for being one, later,
 	 * whatever its other fields: their checks are a client's. */
-	int drc = zp_peek_server_type(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), &h)
-			  ? 0
-			  : zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3,
-				      n == 3 ? zmq_msg_size(&parts[2]) : 0, s->o->max_payload, &h, &e);
-	if (drc < 0) {
-		/* ERROR 6 only when the size is all that is wrong (zp_decode
-		 * checks it last): a frame malformed otherwise is ERROR 1,
-		 * whatever it carries, as its line says. */
-		struct zp_hdr unused;
-		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload &&
-			   zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), 1, zmq_msg_size(&parts[2]),
-				     UINT64_MAX, &unused, NULL) == 0;
-		int code = big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED;
-		if (zp_is_other_version(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1])))
-			code = ZP_EVERSION;
-		live_offence(s, id, id_len, hint, false, code, e.msg);
-		goto out;
+	const void *hdr = zmq_msg_data(&parts[1]);
+	size_t hdr_len = zmq_msg_size(&parts[1]), pay_len = n == 3 ? zmq_msg_size(&parts[2]) : 0;
+	int drc = zp_peek_server_type(hdr, hdr_len, h) ? 0
+						       : zp_decode(hdr, hdr_len, n == 3, pay_len, s->o->max_payload, h, &e);
+	if (drc == 0)
+		return true;
+	/* ERROR 6 only when the size is all that is wrong (zp_decode checks
+	 * it last): a frame malformed otherwise is ERROR 1, whatever it
+	 * carries, as its line says. */
+	struct zp_hdr unused;
+	bool big = n == 3 && pay_len > s->o->max_payload &&
+		   zp_decode(hdr, hdr_len, 1, pay_len, UINT64_MAX, &unused, NULL) == 0;
+	int code = big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED;
+	if (zp_is_other_version(hdr, hdr_len))
+		code = ZP_EVERSION;
+	live_offence(s, id, id_len, hint, false, code, e.msg);
+	return false;
+}
+
+/* The rank h names, when the message came from the connection that
+ * HELLOed as it; NULL after the ERROR refusing it. */
+static struct live_rank *live_sender(struct live_server *s, const unsigned char *id, size_t id_len,
+				     const struct zp_hdr *h)
+{
+	struct live_rank *rk = h->rank < s->n ? &s->ranks[h->rank] : NULL;
+	if (rk && rk->state != LR_ABSENT && rk->id_len == id_len && !memcmp(rk->id, id, id_len))
+		return rk;
+	char msg[200];
+	int code = rk ? ZP_ENOHELLO : ZP_ERANK;
+	/* A server's type is wrong from any connection: said first, rather
+	 * than the HELLO it did not send. */
+	if (h->type >= ZP_WELCOME) {
+		live_not_client_type(msg, sizeof msg, h->type);
+		code = ZP_EMALFORMED;
+	} else if (!rk) {
+		/* No such rank (ERROR 3): said as HELLO says it, not as a
+		 * missing HELLO, which no HELLO could mend. */
+		snprintf(msg, sizeof msg, "%s: rank %" PRIu32 ", expected 0..%" PRIu32, zp_type_name(h->type), h->rank,
+			 s->n - 1);
+	} else {
+		snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
+			 zp_type_name(h->type), h->rank);
 	}
+	live_offence(s, id, id_len, rk ? (int32_t)h->rank : -1, true, code, msg);
+	if (rk && rk->state == LR_READY)
+		snprintf(rk->why, sizeof rk->why,
+			 "another connection sent frames for this rank (refused, %" PRIu64 " time%s)", rk->foreign,
+			 rk->foreign == 1 ? "" : "s");
+	return NULL;
+}
+
+/* Does the rank still take messages: not past its BYE, not evicted or
+ * finished? False after the ERROR that says why not. */
+static bool live_rank_takes(struct live_server *s, struct live_rank *rk, const struct zp_hdr *h,
+			    const unsigned char *id, size_t id_len)
+{
+	/* An op after the rank's BYE (queued or handed over): refused and
+	 * counted; it was taken, then dropped with the rest of the queue. */
+	if (rk->bye_in && h->type != ZP_HEARTBEAT && h->type < ZP_WELCOME && rk->state != LR_EVICTED) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 " after BYE (seq %" PRIu32 "), expected no further op",
+			 zp_type_name(h->type), h->seq, rk->bye_seq);
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ESTATE, msg);
+		return false;
+	}
+	if (rk->state == LR_READY)
+		return true;
+	/* The rank's state, not a reason to refuse this frame: the reason is
+	 * the eviction's, said so. */
+	char line[sizeof rk->why + 40];
+	if (rk->state == LR_EVICTED)
+		snprintf(line, sizeof line, "rank %" PRIu32 " was evicted: %s", h->rank, rk->why);
+	else
+		snprintf(line, sizeof line, "rank %" PRIu32 " has finished", h->rank);
+	live_send_error(s, h->rank, id, id_len, h->rank, ZP_EEVICTED, line);
+	return false;
+}
+
+/* An op's fields against the rank's state: a client's type, the next
+ * seq, a peer in range and in the rank's job, a WAIT's request open, a
+ * COMPUTE's duration within bounds, room in the queue. False after the
+ * ERROR (or eviction) that refuses it. */
+static bool live_op_valid(struct live_server *s, struct live_rank *rk, const struct zp_hdr *h, const unsigned char *id,
+			  size_t id_len)
+{
+	char msg[200];
+	int code;
+	if (h->type >= ZP_WELCOME) {
+		live_not_client_type(msg, sizeof msg, h->type);
+		code = ZP_EMALFORMED;
+	} else if (h->seq != rk->next_seq) {
+		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h->type), h->seq,
+			 rk->next_seq);
+		code = ZP_ESTATE;
+	} else if ((h->type == ZP_SEND && (uint32_t)h->peer >= s->n) ||
+		   (h->type == ZP_RECV && h->peer != ZP_ANY && (uint32_t)h->peer >= s->n)) {
+		snprintf(msg, sizeof msg, "%s: peer %" PRId32 ", expected 0..%" PRIu32 "%s", zp_type_name(h->type), h->peer,
+			 s->n - 1, h->type == ZP_RECV ? " or -1 (any)" : "");
+		code = ZP_EPEER;
+	} else if ((h->type == ZP_SEND || (h->type == ZP_RECV && h->peer != ZP_ANY)) &&
+		   live_job_peer_check(s, zp_type_name(h->type), h->rank, (uint32_t)h->peer, msg, sizeof msg)) {
+		code = ZP_EPEER;
+	} else if (h->type == ZP_WAIT && live_open_find(rk, h->aux) == UINT32_MAX) {
+		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an isend or irecv not waited for yet",
+			 h->aux);
+		code = ZP_ESTATE;
+	} else if (h->type == ZP_COMPUTE && h->a > LIVE_TIME_MAX_PS - rk->declared_ps) {
+		snprintf(msg, sizeof msg,
+			 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps, expected at most %" PRIu64
+			 " (the rank's declared compute stays within 2^62 - 2^56 ps)",
+			 h->a, LIVE_TIME_MAX_PS - rk->declared_ps);
+		code = ZP_EMALFORMED;
+	} else if (rk->q_n >= LIVE_QUEUE_MAX) {
+		snprintf(msg, sizeof msg, "declared %" PRIu32 " ops ahead of virtual time, the most the server queues",
+			 rk->q_n);
+		live_evict(s, h->rank, LE_OTHER, msg);
+		return false;
+	} else {
+		return true;
+	}
+	live_offence(s, id, id_len, (int32_t)h->rank, true, code, msg);
+	return false;
+}
+
+/* A WAITALL's requests (its payload, u32 little-endian) into s->req_tmp,
+ * sorted; false after the ERROR naming one that is not open, or named
+ * twice. */
+static bool live_waitall_reqs(struct live_server *s, struct live_rank *rk, zmq_msg_t *pay, const struct zp_hdr *h,
+			      const unsigned char *id, size_t id_len, size_t *n_req)
+{
+	const uint8_t *p = zmq_msg_data(pay);
+	size_t n = zmq_msg_size(pay) / 4; /* <= ZP_WAITALL_MAX: zp_decode checked */
+	for (size_t i = 0; i < n; i++)
+		s->req_tmp[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+				(uint32_t)p[4 * i + 3] << 24;
+	qsort(s->req_tmp, n, sizeof *s->req_tmp, live_cmp_u32);
+	uint32_t bad;
+	bool dup;
+	*n_req = n;
+	if (live_open_check(rk, s->req_tmp, n, &bad, &dup))
+		return true;
+	char msg[200];
+	snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 "%s, expected the seqs of isends or irecvs not waited for yet",
+		 bad, dup ? " named twice" : "");
+	live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ESTATE, msg);
+	return false;
+}
+
+/* A valid op onto the rank's queue (taking a SEND's or WAITALL's payload)
+ * and its effect on the rank: the requests it opens or waits for, its
+ * declared compute, its BYE, the next seq expected. */
+static void live_accept_op(struct live_server *s, struct live_rank *rk, const struct zp_hdr *h, zmq_msg_t *pay,
+			   size_t n_req)
+{
+	bool nb_post = (h->type == ZP_SEND || h->type == ZP_RECV) && (h->flags & ZP_F_NONBLOCKING);
+	if (nb_post && live_open_add(rk, h->seq) < 0) {
+		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h->rank);
+		return;
+	}
+	live_touch(s, h->rank);
+	rk->bad_streak = 0;
+	struct live_qop op = {.h = *h, .t_in_ns = live_clock_ns()};
+	bool has_pay = h->type == ZP_SEND || h->type == ZP_WAITALL;
+	if (has_pay) {
+		zmq_msg_init(&op.pay);
+		zmq_msg_move(&op.pay, pay);
+	}
+	if (live_queue_push(rk, &op) < 0) {
+		if (has_pay)
+			zmq_msg_close(&op.pay);
+		if (nb_post)
+			rk->n_open--;
+		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h->rank);
+		return;
+	}
+	if (h->type == ZP_WAIT) {
+		uint32_t i = live_open_find(rk, h->aux);
+		memmove(&rk->open[i], &rk->open[i + 1], (rk->n_open - i - 1) * sizeof *rk->open);
+		rk->n_open--;
+	} else if (h->type == ZP_WAITALL)
+		live_open_take(rk, s->req_tmp, n_req);
+	else if (h->type == ZP_COMPUTE)
+		rk->declared_ps += h->a;
+	else if (h->type == ZP_BYE) {
+		rk->bye_in = true;
+		rk->bye_seq = h->seq;
+	}
+	rk->next_seq++;
+}
+
+/* One multipart message from the socket: identity, header, [payload].
+ * False when none was waiting. */
+static bool live_on_message(struct live_server *s)
+{
+	zmq_msg_t parts[3];
+	size_t n_frames, n_req = 0;
+	int n = live_recv_parts(s, parts, &n_frames);
+	if (n == 0)
+		return false;
+	s->frames_in++;
+	const unsigned char *id = zmq_msg_data(&parts[0]);
+	size_t id_len = zmq_msg_size(&parts[0]);
+	struct zp_hdr h;
+	struct live_rank *rk;
+	if (!live_decode(s, parts, n, n_frames, id, id_len, &h))
+		goto out;
 	if (h.type == ZP_HELLO) {
 		live_on_hello(s, id, id_len, &h);
 		goto out;
 	}
-	struct live_rank *rk = h.rank < s->n ? &s->ranks[h.rank] : NULL;
-	if (!rk || rk->state == LR_ABSENT || rk->id_len != id_len || memcmp(rk->id, id, id_len)) {
-		char msg[200];
-		int code = rk ? ZP_ENOHELLO : ZP_ERANK;
-		/* A server's type is wrong from any connection: said first,
-		 * rather than the HELLO it did not send. */
-		if (h.type >= ZP_WELCOME) {
-			live_not_client_type(msg, sizeof msg, h.type);
-			code = ZP_EMALFORMED;
-		} else if (!rk) {
-			/* No such rank (ERROR 3): said as HELLO says it, not as
-			 * a missing HELLO, which no HELLO could mend. */
-			snprintf(msg, sizeof msg, "%s: rank %" PRIu32 ", expected 0..%" PRIu32, zp_type_name(h.type),
-				 h.rank, s->n - 1);
-		} else {
-			snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
-				 zp_type_name(h.type), h.rank);
-		}
-		live_offence(s, id, id_len, rk ? (int32_t)h.rank : -1, true, code, msg);
-		if (rk && rk->state == LR_READY)
-			snprintf(rk->why, sizeof rk->why,
-				 "another connection sent frames for this rank (refused, %" PRIu64 " time%s)", rk->foreign,
-				 rk->foreign == 1 ? "" : "s");
+	if (!(rk = live_sender(s, id, id_len, &h)) || !live_rank_takes(s, rk, &h, id, id_len))
 		goto out;
-	}
-	char msg[200];
-	/* An op after the rank's BYE (queued or handed over): refused and
-	 * counted; it was taken, then dropped with the rest of the queue. */
-	if (rk->bye_in && h.type != ZP_HEARTBEAT && h.type < ZP_WELCOME && rk->state != LR_EVICTED) {
-		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 " after BYE (seq %" PRIu32 "), expected no further op",
-			 zp_type_name(h.type), h.seq, rk->bye_seq);
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
-		goto out;
-	}
-	if (rk->state != LR_READY) {
-		/* The rank's state, not a reason to refuse this frame: the
-		 * reason is the eviction's, said so. */
-		char line[sizeof rk->why + 40];
-		if (rk->state == LR_EVICTED)
-			snprintf(line, sizeof line, "rank %" PRIu32 " was evicted: %s", h.rank, rk->why);
-		else
-			snprintf(line, sizeof line, "rank %" PRIu32 " has finished", h.rank);
-		live_send_error(s, h.rank, id, id_len, h.rank, ZP_EEVICTED, line);
-		goto out;
-	}
 	if (h.type == ZP_HEARTBEAT) {
 		live_touch(s, h.rank);
 		rk->bad_streak = 0;
 		goto out;
 	}
-	if (h.type >= ZP_WELCOME) {
-		live_not_client_type(msg, sizeof msg, h.type);
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EMALFORMED, msg);
-		goto out;
-	}
-	if (h.seq != rk->next_seq) {
-		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h.type), h.seq,
-			 rk->next_seq);
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
-		goto out;
-	}
-	if ((h.type == ZP_SEND && (uint32_t)h.peer >= s->n) ||
-	    (h.type == ZP_RECV && h.peer != ZP_ANY && (uint32_t)h.peer >= s->n)) {
-		snprintf(msg, sizeof msg, "%s: peer %" PRId32 ", expected 0..%" PRIu32 "%s", zp_type_name(h.type), h.peer,
-			 s->n - 1, h.type == ZP_RECV ? " or -1 (any)" : "");
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EPEER, msg);
-		goto out;
-	}
-	if ((h.type == ZP_SEND || (h.type == ZP_RECV && h.peer != ZP_ANY)) &&
-	    live_job_peer_check(s, zp_type_name(h.type), h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EPEER, msg);
-		goto out;
-	}
-	if (h.type == ZP_WAIT && live_open_find(rk, h.aux) == UINT32_MAX) {
-		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an isend or irecv not waited for yet",
-			 h.aux);
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
-		goto out;
-	}
-	if (h.type == ZP_COMPUTE && h.a > LIVE_TIME_MAX_PS - rk->declared_ps) {
-		snprintf(msg, sizeof msg,
-			 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps, expected at most %" PRIu64
-			 " (the rank's declared compute stays within 2^62 - 2^56 ps)",
-			 h.a, LIVE_TIME_MAX_PS - rk->declared_ps);
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EMALFORMED, msg);
-		goto out;
-	}
-	if (rk->q_n >= LIVE_QUEUE_MAX) {
-		snprintf(msg, sizeof msg, "declared %" PRIu32 " ops ahead of virtual time, the most the server queues",
-			 rk->q_n);
-		live_evict(s, h.rank, LE_OTHER, msg);
-		goto out;
-	}
-	size_t n_req = 0;
-	if (h.type == ZP_WAITALL) {
-		const uint8_t *p = zmq_msg_data(&parts[2]);
-		n_req = zmq_msg_size(&parts[2]) / 4; /* <= ZP_WAITALL_MAX: zp_decode checked */
-		for (size_t i = 0; i < n_req; i++)
-			s->req_tmp[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
-					(uint32_t)p[4 * i + 3] << 24;
-		qsort(s->req_tmp, n_req, sizeof *s->req_tmp, live_cmp_u32);
-		uint32_t bad;
-		bool dup;
-		if (!live_open_check(rk, s->req_tmp, n_req, &bad, &dup)) {
-			snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 "%s, expected the seqs of isends or irecvs "
-				 "not waited for yet", bad, dup ? " named twice" : "");
-			live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
-			goto out;
-		}
-	}
-	bool nb_post = (h.type == ZP_SEND || h.type == ZP_RECV) && (h.flags & ZP_F_NONBLOCKING);
-	if (nb_post && live_open_add(rk, h.seq) < 0) {
-		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
-		goto out;
-	}
-	live_touch(s, h.rank);
-	rk->bad_streak = 0;
-	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
-	if (h.type == ZP_SEND || h.type == ZP_WAITALL) {
-		zmq_msg_init(&op.pay);
-		zmq_msg_move(&op.pay, &parts[2]);
-	}
-	if (live_queue_push(rk, &op) < 0) {
-		if (h.type == ZP_SEND || h.type == ZP_WAITALL)
-			zmq_msg_close(&op.pay);
-		if (nb_post)
-			rk->n_open--;
-		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
-		goto out;
-	}
-	if (h.type == ZP_WAIT) {
-		uint32_t i = live_open_find(rk, h.aux);
-		memmove(&rk->open[i], &rk->open[i + 1], (rk->n_open - i - 1) * sizeof *rk->open);
-		rk->n_open--;
-	} else if (h.type == ZP_WAITALL)
-		live_open_take(rk, s->req_tmp, n_req);
-	else if (h.type == ZP_COMPUTE)
-		rk->declared_ps += h.a;
-	else if (h.type == ZP_BYE) {
-		rk->bye_in = true;
-		rk->bye_seq = h.seq;
-	}
-	rk->next_seq++;
+	if (live_op_valid(s, rk, &h, id, id_len) &&
+	    (h.type != ZP_WAITALL || live_waitall_reqs(s, rk, &parts[2], &h, id, id_len, &n_req)))
+		live_accept_op(s, rk, &h, &parts[2], n_req);
 out:
 	for (int i = 0; i < n; i++)
 		zmq_msg_close(&parts[i]);
