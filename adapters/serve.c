@@ -513,11 +513,218 @@ static int live_poll(void *ctx, struct nl_err *err)
 	return 0;
 }
 
+/* The session's parts before any file or socket: the ranks, the jobs'
+ * communicators, the engine that runs them (beside --trace's ranks) and
+ * the configured CPU factor. */
+static int live_serve_build(struct live_server *s, struct nl_sim *sim, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	s->ranks = calloc(o->n_ranks, sizeof *s->ranks);
+	if (!s->ranks)
+		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	NL_CHECK(live_jobs_init(s, err));
+	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s->comms ? s->n_jobs : 0, .comms = s->comms,
+				 .next = live_next, .ctx = s};
+	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .trace_opt = "--trace",
+				      .wall_compute = true,
+				      .on_match = live_on_match, .match_ctx = s, .rank_finished = live_rank_finished,
+				      .finished_ctx = s, .poll = live_poll, .poll_ctx = s,
+				      .cut_why = live_cut_why, .cut_why_ctx = s};
+	NL_CHECK(session_src_new(&s->eng, sim, &so, err));
+	struct app_config ac;
+	NL_CHECK(app_config_bind(session_config(sim), &ac, err));
+	s->cpu_factor = ac.cpu_factor;
+	return 0;
+}
+
+/* The endpoint bound, the --record streams and --messages file opened,
+ * the clock started; said on the log with what the set-up should warn
+ * of. */
+static int live_serve_listen(struct live_server *s, struct nl_sim *sim, char **msgs_tmp, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	NL_CHECK(live_bind(s, err));
+	NL_CHECK(live_record_open(s, err));
+	if (o->messages_path)
+		NL_CHECK(live_msgs_open(s, msgs_tmp, err));
+	s->start_ms = live_clock_ms();
+	live_log(s, "listening on %s for %" PRIu32 " rank%s", s->endpoint, o->n_ranks, o->n_ranks == 1 ? "" : "s");
+	/* Not an error: a closed network may want it. But without CURVE any
+	 * host that reaches the port can take a rank (with its token, if
+	 * --tokens is set) and everything goes in plain text. */
+	if (o->allow_remote && !o->curve_key)
+		live_log(s, "warning: --allow-remote without --curve-key: any host that reaches %s can connect, "
+			 "in plain text; expected --curve-key and --curve-allow with it (docs/live.md, \"Encryption\")",
+			 s->endpoint);
+	/* A topology the backend does not see gave every message the delay
+	 * it has without one: the configuration read as a network studied. */
+	char unused[512];
+	if (config_get(session_config(sim), "topology") &&
+	    session_topology_warning(session_config(sim), "every message has the delay it has without one",
+				     "docs/live.md", unused, sizeof unused))
+		live_log(s, "warning: %s", unused);
+	return 0;
+}
+
+/* Let the last frames (DONE of BYE, ERRORs) leave before the socket
+ * closes. */
+static void live_linger(struct live_server *s)
+{
+	zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
+	zmq_poll(&it, 1, 50);
+}
+
+/* The session failed (not a deadlock): the connected ranks told why
+ * rather than left to time out. Stopped by a signal or the lag bound
+ * (live_next refused the next op), the report is written too, marked
+ * stopped, with each rank's figures up to its last completed op (no
+ * archive); out of memory and output failures write none
+ * (docs/live.md). */
+static int live_serve_failed(struct live_server *s, int run_rc, char **msgs_tmp, struct nl_err *err)
+{
+	for (uint32_t r = 0; r < s->n; r++)
+		if (s->ranks[r].state == LR_READY)
+			live_send_error(s, r, s->ranks[r].id, s->ranks[r].id_len, r, ZP_EABORT, err->msg);
+	struct nl_err rerr = {0};
+	if (s->stopped_by) {
+		session_src_stop_results(s->eng);
+		if (live_msgs_commit(s, msgs_tmp, &rerr) < 0 || live_report(s, run_rc, &rerr) < 0)
+			live_log(s, "%s", rerr.msg);
+	}
+	live_linger(s);
+	return run_rc;
+}
+
+/* Every rank evicted (none connected, typically): "every remaining rank
+ * finished" holds vacuously, but a script must tell that from a session
+ * that ran, and an archive of empty ranks replays to 0 s. A failure,
+ * then: the report says why each went; no archive. 0 when a rank
+ * finished. */
+static int live_none_finished(struct live_server *s, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	for (uint32_t r = 0; r < s->n; r++)
+		if (s->ranks[r].state == LR_DONE)
+			return 0;
+	const char *rec = o->record_path ? " (no --record archive written)" : "";
+	/* Beside a trace, its ranks ran to their end and the report shows
+	 * their runtime: the line says the live ranks are the ones that did
+	 * not finish. */
+	if (o->trace_path && s->n == 1)
+		return nl_errf(err, NL_ESTATE, "no live rank finished: rank 0 was evicted; the trace beside ran alone%s",
+			       rec);
+	if (o->trace_path)
+		return nl_errf(err, NL_ESTATE,
+			       "no live rank finished: all %" PRIu32 " live ranks were evicted; the trace beside ran alone%s",
+			       s->n, rec);
+	if (s->n == 1)
+		return nl_errf(err, NL_ESTATE, "no rank finished: rank 0 was evicted%s", rec);
+	return nl_errf(err, NL_ESTATE, "no rank finished: all %" PRIu32 " ranks were evicted%s", s->n, rec);
+}
+
+/* The --record archive put in place, a second signal meanwhile held
+ * until it is (or is gone). */
+static int live_serve_archive(struct live_server *s, struct nl_err *err)
+{
+	live_kill_held = 1;
+	int rc = live_record_close(s, err);
+	live_kill_held = 0;
+	if (live_kill_sig) {
+		live_kill(live_kill_sig);
+		_exit(128 + live_kill_sig);
+	}
+	return rc;
+}
+
+/* After the engine ran (run_rc its status): the ranks told how it ended,
+ * the outputs committed and the report written. The session's status. */
+static int live_serve_finish(struct live_server *s, int run_rc, char **msgs_tmp, struct nl_err *err)
+{
+	s->end_ns = live_clock_ns();
+	live_evictions_summary(s);
+	if (s->rankless_bad > LIVE_LOGGED_REFUSALS)
+		live_log(s, "connections without a rank: %" PRIu64 " refused frames in all, %" PRIu64 " not logged",
+			 s->rankless_bad, s->rankless_bad - LIVE_LOGGED_REFUSALS);
+	if (s->fatal) { /* the server's own line, without the engine's "rank, op" prefix */
+		*err = s->fatal_err;
+		run_rc = s->fatal;
+	}
+	if (run_rc < 0 && run_rc != NL_EDEADLOCK)
+		return live_serve_failed(s, run_rc, msgs_tmp, err);
+	for (uint32_t r = 0; r < s->n; r++) {
+		struct live_rank *rk = &s->ranks[r];
+		if (rk->state == LR_READY) {
+			if (run_rc == NL_EDEADLOCK)
+				live_send_error(s, r, rk->id, rk->id_len, r, ZP_EDEADLOCK, err->msg);
+			if (rk->bye)
+				live_rank_done(s, r);
+		}
+	}
+	if (run_rc == NL_EDEADLOCK) {
+		live_log(s, "%s", err->msg);
+		/* The report as after a stop: each rank's figures up to its last
+		 * completed op and where it waited (a finish of 0 and a runtime
+		 * of 0 read as results), and no archive, said so. */
+		session_src_stop_results(s->eng);
+		if (s->o->record_path)
+			live_log(s, "no --record archive written: the session deadlocked");
+	}
+	if (run_rc == 0)
+		run_rc = live_none_finished(s, err);
+	NL_CHECK(live_msgs_commit(s, msgs_tmp, err));
+	if (run_rc == 0)
+		NL_CHECK(live_serve_archive(s, err));
+	struct nl_err rerr = {0};
+	int rc = live_report(s, run_rc, &rerr);
+	if (rc < 0) {
+		*err = rerr;
+		return rc;
+	}
+	live_linger(s);
+	return run_rc;
+}
+
+/* Everything the session holds, files it staged removed. */
+static void live_server_release(struct live_server *s, char **msgs_tmp)
+{
+	if (s->msgs)
+		fclose(s->msgs);
+	out_unstage(msgs_tmp);
+	/* Last rank first: the staged-file list is searched from its end
+	 * (out_staged_del), so 2^20 streams are forgotten in O(1) each. */
+	for (uint32_t r = s->n; s->ranks && r-- > 0;) {
+		struct live_rank *rk = &s->ranks[r];
+		live_queue_clear(rk);
+		for (uint32_t i = 0; i < rk->n_pay; i++)
+			zmq_msg_close(&rk->pay[i].msg);
+		if (rk->w)
+			trace_stream_abort(rk->w);
+		if (rk->w_path)
+			out_staged_remove(rk->w_path);
+		free(rk->w_path);
+		free(rk->q);
+		free(rk->pay);
+		free(rk->reqs);
+		free(rk->open);
+		free(rk->recvs);
+	}
+	free(s->ranks);
+	session_src_free(s->eng);
+	live_jobs_free(s);
+	live_curve_free(s);
+	if (s->sock)
+		zmq_close(s->sock);
+	if (s->zctx)
+		zmq_ctx_term(s->zctx);
+	live_remove_ipc(s); /* normal end, error or stop: libzmq leaves the file */
+	if (s->ipc_path)
+		out_staged_del(s->ipc_path);
+}
+
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE,
 				.stall_head = LIVE_NONE};
-	int rc;
 	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
 	struct sigaction old_int, old_term;
 	bool has_signals = false;
@@ -534,182 +741,18 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		stats_hist_release(&s.residence_ns);
 		return nl_errf(err, NL_ENOMEM, "live: out of memory");
 	}
-	s.ranks = calloc(o->n_ranks, sizeof *s.ranks);
-	if (!s.ranks) {
-		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
-		goto out;
+	int rc = live_serve_build(&s, sim, err);
+	if (rc == 0) {
+		/* SIGINT, SIGTERM: stop, tell the ranks, report
+		 * (live_on_signal), from before the first file is made to the
+		 * end. */
+		live_signals(true, &old_int, &old_term);
+		has_signals = true;
+		rc = live_serve_listen(&s, sim, &msgs_tmp, err);
 	}
-	if ((rc = live_jobs_init(&s, err)) < 0)
-		goto out;
-	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s.comms ? s.n_jobs : 0, .comms = s.comms,
-				 .next = live_next, .ctx = &s};
-	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .trace_opt = "--trace",
-				      .wall_compute = true,
-				      .on_match = live_on_match, .match_ctx = &s, .rank_finished = live_rank_finished,
-				      .finished_ctx = &s, .poll = live_poll, .poll_ctx = &s,
-				      .cut_why = live_cut_why, .cut_why_ctx = &s};
-	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)
-		goto out;
-	{
-		struct app_config ac;
-		if ((rc = app_config_bind(session_config(sim), &ac, err)) < 0)
-			goto out;
-		s.cpu_factor = ac.cpu_factor;
-	}
-	/* SIGINT, SIGTERM: stop, tell the ranks, report (live_on_signal),
-	 * from before the first file is made to the end. */
-	live_signals(true, &old_int, &old_term);
-	has_signals = true;
-	if ((rc = live_bind(&s, err)) < 0)
-		goto out;
-	if ((rc = live_record_open(&s, err)) < 0)
-		goto out;
-	if (o->messages_path && (rc = live_msgs_open(&s, &msgs_tmp, err)) < 0)
-		goto out;
-	s.start_ms = live_clock_ms();
-	live_log(&s, "listening on %s for %" PRIu32 " rank%s", s.endpoint, o->n_ranks, o->n_ranks == 1 ? "" : "s");
-	/* Not an error: a closed network may want it. But without CURVE any
-	 * host that reaches the port can take a rank (with its token, if
-	 * --tokens is set) and everything goes in plain text. */
-	if (o->allow_remote && !o->curve_key)
-		live_log(&s, "warning: --allow-remote without --curve-key: any host that reaches %s can connect, "
-			 "in plain text; expected --curve-key and --curve-allow with it (docs/live.md, \"Encryption\")",
-			 s.endpoint);
-	/* A topology the backend does not see gave every message the delay
-	 * it has without one: the configuration read as a network studied. */
-	char unused[512];
-	if (config_get(session_config(sim), "topology") &&
-	    session_topology_warning(session_config(sim), "every message has the delay it has without one",
-				     "docs/live.md", unused, sizeof unused))
-		live_log(&s, "warning: %s", unused);
-	int run_rc = session_src_run(s.eng, err);
-	s.end_ns = live_clock_ns();
-	live_evictions_summary(&s);
-	if (s.rankless_bad > LIVE_LOGGED_REFUSALS)
-		live_log(&s, "connections without a rank: %" PRIu64 " refused frames in all, %" PRIu64 " not logged",
-			 s.rankless_bad, s.rankless_bad - LIVE_LOGGED_REFUSALS);
-	if (s.fatal) { /* the server's own line, without the engine's "rank, op" prefix */
-		*err = s.fatal_err;
-		run_rc = s.fatal;
-	}
-	if (run_rc < 0 && run_rc != NL_EDEADLOCK) {
-		/* Tell the connected ranks why, rather than leave them to time out. */
-		for (uint32_t r = 0; r < s.n; r++)
-			if (s.ranks[r].state == LR_READY)
-				live_send_error(&s, r, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
-		/* Stopped by a signal or the lag bound (live_next refused the
-		 * next op): the report too, marked stopped, with each rank's
-		 * figures up to its last completed op (no archive). Out of
-		 * memory and output failures write none (docs/live.md). */
-		struct nl_err rerr = {0};
-		if (s.stopped_by) {
-			session_src_stop_results(s.eng);
-			if (live_msgs_commit(&s, &msgs_tmp, &rerr) < 0 || live_report(&s, run_rc, &rerr) < 0)
-				live_log(&s, "%s", rerr.msg);
-		}
-		zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
-		zmq_poll(&it, 1, 50);
-		rc = run_rc;
-		goto out;
-	}
-	for (uint32_t r = 0; r < s.n; r++) {
-		struct live_rank *rk = &s.ranks[r];
-		if (rk->state == LR_READY) {
-			if (run_rc == NL_EDEADLOCK)
-				live_send_error(&s, r, rk->id, rk->id_len, r, ZP_EDEADLOCK, err->msg);
-			if (rk->bye)
-				live_rank_done(&s, r);
-		}
-	}
-	if (run_rc == NL_EDEADLOCK) {
-		live_log(&s, "%s", err->msg);
-		/* The report as after a stop: each rank's figures up to its last
-		 * completed op and where it waited (a finish of 0 and a runtime
-		 * of 0 read as results), and no archive, said so. */
-		session_src_stop_results(s.eng);
-		if (o->record_path)
-			live_log(&s, "no --record archive written: the session deadlocked");
-	}
-	/* Every rank evicted (none connected, typically): "every remaining
-	 * rank finished" holds vacuously, but a script must tell that from a
-	 * session that ran, and an archive of empty ranks replays to 0 s. A
-	 * failure, then: the report says why each went; no archive. */
-	uint32_t n_done = 0;
-	for (uint32_t r = 0; r < s.n; r++)
-		n_done += s.ranks[r].state == LR_DONE;
-	if (run_rc == 0 && n_done == 0) {
-		const char *rec = o->record_path ? " (no --record archive written)" : "";
-		/* Beside a trace, its ranks ran to their end and the report shows
-		 * their runtime: the line says the live ranks are the ones that
-		 * did not finish. */
-		if (o->trace_path && s.n == 1)
-			run_rc = nl_errf(err, NL_ESTATE,
-					 "no live rank finished: rank 0 was evicted; the trace beside ran alone%s", rec);
-		else if (o->trace_path)
-			run_rc = nl_errf(err, NL_ESTATE,
-					 "no live rank finished: all %" PRIu32
-					 " live ranks were evicted; the trace beside ran alone%s",
-					 s.n, rec);
-		else if (s.n == 1)
-			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: rank 0 was evicted%s", rec);
-		else
-			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: all %" PRIu32 " ranks were evicted%s", s.n, rec);
-	}
-	if ((rc = live_msgs_commit(&s, &msgs_tmp, err)) < 0)
-		goto out;
-	if (run_rc == 0) {
-		live_kill_held = 1;
-		rc = live_record_close(&s, err);
-		live_kill_held = 0;
-		if (live_kill_sig) { /* a second signal came meanwhile: the archive is in place (or gone) */
-			live_kill(live_kill_sig);
-			_exit(128 + live_kill_sig);
-		}
-		if (rc < 0)
-			goto out;
-	}
-	struct nl_err rerr = {0};
-	if ((rc = live_report(&s, run_rc, &rerr)) < 0) {
-		*err = rerr;
-		goto out;
-	}
-	/* Let the last frames (DONE of BYE, ERRORs) leave before the socket closes. */
-	zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
-	zmq_poll(&it, 1, 50);
-	rc = run_rc;
-out:
-	if (s.msgs)
-		fclose(s.msgs);
-	out_unstage(&msgs_tmp);
-	/* Last rank first: the staged-file list is searched from its end
-	 * (out_staged_del), so 2^20 streams are forgotten in O(1) each. */
-	for (uint32_t r = s.n; s.ranks && r-- > 0;) {
-		struct live_rank *rk = &s.ranks[r];
-		live_queue_clear(rk);
-		for (uint32_t i = 0; i < rk->n_pay; i++)
-			zmq_msg_close(&rk->pay[i].msg);
-		if (rk->w)
-			trace_stream_abort(rk->w);
-		if (rk->w_path)
-			out_staged_remove(rk->w_path);
-		free(rk->w_path);
-		free(rk->q);
-		free(rk->pay);
-		free(rk->reqs);
-		free(rk->open);
-		free(rk->recvs);
-	}
-	free(s.ranks);
-	session_src_free(s.eng);
-	live_jobs_free(&s);
-	live_curve_free(&s);
-	if (s.sock)
-		zmq_close(s.sock);
-	if (s.zctx)
-		zmq_ctx_term(s.zctx);
-	live_remove_ipc(&s); /* normal end, error or stop: libzmq leaves the file */
-	if (s.ipc_path)
-		out_staged_del(s.ipc_path);
+	if (rc == 0)
+		rc = live_serve_finish(&s, session_src_run(s.eng, err), &msgs_tmp, err);
+	live_server_release(&s, &msgs_tmp);
 	if (has_signals)
 		live_signals(false, &old_int, &old_term);
 	stats_hist_release(&s.residence_ns);
