@@ -619,185 +619,236 @@ static void unsplit(char *v, size_t v_len, char sep)
 			v[i] = sep;
 }
 
-static int enc_op(struct enc *e, char *line)
-{
-	struct trace_op op;
-	char *save = NULL, *tok = strtok_r(line, " ", &save);
-	uint32_t seen = 0, n_sc = 0, n_rc = 0, n_c = 0;
-	memset(&op, 0, sizeof op);
+/* An op line's fields, by their bit in enc_line.seen. */
+static const char *const enc_keys[] = {"t", "dur", "flags", "comm", "peer", "tag", "bytes", "flops",
+				       "recv_peer", "recv_tag", "recv_bytes", "n_counts", "send_counts",
+				       "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key", "cpu"};
+/* What each field takes, for the line that refuses a value (the count
+ * lists say their own). */
+static const char *const enc_expected[] = {
+	"picoseconds, a whole number", "picoseconds, a whole number",
+	"flag names or numbers up to 65535 joined by '|'", "a communicator id, a whole number",
+	"a rank, 'any' or 'null'", "a tag (an integer) or 'any'", "a byte count, a whole number",
+	"a decimal number of flops >= 0", "a rank, 'any' or 'null'", "a tag (an integer) or 'any'",
+	"a byte count, a whole number", "a rank count >= 1", "", "", "a request id, a whole number",
+	"request ids joined by ','", "a count, a whole number", "a communicator id or 'null'",
+	"an integer", "an integer", "picoseconds, a whole number >= 1"};
+_Static_assert(sizeof enc_expected / sizeof *enc_expected == sizeof enc_keys / sizeof *enc_keys, "one per field");
+enum { ENC_N_KEYS = sizeof enc_keys / sizeof *enc_keys };
 
-	unsigned kind = TOP__COUNT;
+/* One op line as read so far. */
+struct enc_line {
+	struct trace_op op;
+	uint32_t seen; /* 1 << index in enc_keys of each field given */
+	uint32_t n_sc, n_rc, n_c; /* send_counts, recv_counts, n_counts */
+};
+
+/* The op kind, the line's first word. */
+static int enc_kind(struct enc *e, const char *tok, struct trace_op *op)
+{
 	for (unsigned k = 0; k < TOP__COUNT; k++)
-		if (!strcmp(tok, trace_op_name(k)))
-			kind = k;
+		if (!strcmp(tok, trace_op_name(k))) {
+			op->kind = (uint16_t)k;
+			return 0;
+		}
 	/* All 49 names would not fit one line: the common ones, where the
 	 * rest are, and how MPI's I-collectives are written (no kind of
 	 * their own), since 'ibarrier' is the likely slip. */
-	if (kind == TOP__COUNT)
-		return enc_err(e, "unknown op '%s': expected an op kind as 'netloom trace dump' prints it (init, "
-			       "compute, send, isend, recv, irecv, wait, waitall, barrier, bcast, allreduce, ...: "
-			       "docs/trace-format.md §6); a non-blocking collective is its kind with "
-			       "flags=nonblocking req=ID",
-			       tok);
-	op.kind = (uint16_t)kind;
+	return enc_err(e, "unknown op '%s': expected an op kind as 'netloom trace dump' prints it (init, "
+		       "compute, send, isend, recv, irecv, wait, waitall, barrier, bcast, allreduce, ...: "
+		       "docs/trace-format.md §6); a non-blocking collective is its kind with "
+		       "flags=nonblocking req=ID",
+		       tok);
+}
 
-	static const char *const keys[] = {"t", "dur", "flags", "comm", "peer", "tag", "bytes", "flops",
-					   "recv_peer", "recv_tag", "recv_bytes", "n_counts", "send_counts",
-					   "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key", "cpu"};
-	/* What each field takes, for the line that refuses a value (the
-	 * count lists say their own). */
-	static const char *const expected[] = {
-		"picoseconds, a whole number", "picoseconds, a whole number",
-		"flag names or numbers up to 65535 joined by '|'", "a communicator id, a whole number",
-		"a rank, 'any' or 'null'", "a tag (an integer) or 'any'", "a byte count, a whole number",
-		"a decimal number of flops >= 0", "a rank, 'any' or 'null'", "a tag (an integer) or 'any'",
-		"a byte count, a whole number", "a rank count >= 1", "", "", "a request id, a whole number",
-		"request ids joined by ','", "a count, a whole number", "a communicator id or 'null'",
-		"an integer", "an integer", "picoseconds, a whole number >= 1"};
-	_Static_assert(sizeof expected / sizeof *expected == sizeof keys / sizeof *keys, "one per field");
-	while ((tok = strtok_r(NULL, " ", &save))) {
+/* flags=NAME|NUMBER|...: *ok false when not readable; an error for a
+ * bit no netloom defines, which would be written and then refused by
+ * every reader. */
+static int enc_flags(struct enc *e, char *v, size_t v_len, struct trace_op *op, bool *ok)
+{
+	uint32_t f = 0;
+	*ok = !has_empty_item(v, '|');
+	for (char *s2 = NULL, *fl = strtok_r(v, "|", &s2); fl && *ok; fl = strtok_r(NULL, "|", &s2)) {
+		size_t i = 0;
+		while (i < sizeof flag_names / sizeof *flag_names && strcmp(fl, flag_names[i].name))
+			i++;
+		if (i < sizeof flag_names / sizeof *flag_names) {
+			f |= flag_names[i].bit;
+		} else {
+			char *end;
+			unsigned long x = strtoul(fl, &end, 0);
+			*ok = *fl && !*end && x <= UINT16_MAX;
+			f |= (uint32_t)x;
+		}
+	}
+	op->flags = (uint16_t)f;
+	*ok = *ok && f;
+	if (*ok && (f & ~(uint32_t)TRACE_F_KNOWN)) {
+		unsplit(v, v_len, '|');
+		return enc_err(e, "flags '%s': unknown bits 0x%x; expected nonblocking (0x%x), in_place (0x%x), "
+			       "no_outcome (0x%x) or their sum, joined by '|'",
+			       v, f & ~(uint32_t)TRACE_F_KNOWN, TRACE_F_NONBLOCKING, TRACE_F_IN_PLACE, TRACE_F_NO_OUTCOME);
+	}
+	return 0;
+}
+
+/* reqs=ID,ID,...: into e->reqs (grown); *ok false when not readable. */
+static int enc_reqs(struct enc *e, char *v, struct trace_op *op, bool *ok)
+{
+	op->n_reqs = 0;
+	*ok = !has_empty_item(v, ',');
+	for (char *s2 = NULL, *r = strtok_r(v, ",", &s2); r && *ok; r = strtok_r(NULL, ",", &s2)) {
+		if (op->n_reqs == e->cap_reqs) {
+			size_t c = e->cap_reqs ? 2 * e->cap_reqs : 64;
+			uint32_t *t = realloc(e->reqs, c * sizeof *t);
+			if (!t)
+				return nl_errf(e->err, NL_ENOMEM, "out of memory");
+			e->reqs = t;
+			e->cap_reqs = c;
+		}
+		*ok = parse_u32(r, &e->reqs[op->n_reqs++]);
+	}
+	*ok = *ok && op->n_reqs;
+	op->reqs = e->reqs;
+	return 0;
+}
+
+/* A rank (peer=, recv_peer=): a number, 'any' or 'null'. */
+static bool enc_rank(const char *v, int32_t *p)
+{
+	if (!strcmp(v, "any"))
+		*p = TRACE_ANY_SOURCE;
+	else if (!strcmp(v, "null"))
+		*p = TRACE_PROC_NULL;
+	else
+		return parse_i32(v, p);
+	return true;
+}
+
+/* A tag (tag=, recv_tag=): a number or 'any'. */
+static bool enc_tag(const char *v, int32_t *p)
+{
+	if (!strcmp(v, "any")) {
+		*p = TRACE_ANY_TAG;
+		return true;
+	}
+	return parse_i32(v, p);
+}
+
+/* Field k (its index in enc_keys) of the line, value v. */
+static int enc_field(struct enc *e, struct enc_line *l, unsigned k, char *v)
+{
+	struct trace_op *op = &l->op;
+	bool ok = true;
+	const size_t v_len = strlen(v); /* flags and reqs are split in place */
+	switch (k) {
+	case 0: ok = parse_u64(v, &op->t_ps); break;
+	case 1: ok = parse_u64(v, &op->dur_ps); break;
+	case 2: NL_CHECK(enc_flags(e, v, v_len, op, &ok)); break;
+	case 3: ok = parse_u32(v, &op->comm); break;
+	case 4: ok = enc_rank(v, &op->peer); break;
+	case 5: ok = enc_tag(v, &op->tag); break;
+	case 6: ok = parse_u64(v, &op->bytes); break;
+	case 7: {
+		char *end;
+		errno = 0;
+		op->flops = param_strtod(v, &end); /* decimal: '0x1p3' was read as 8 */
+		ok = *v && !*end && !errno && isfinite(op->flops) && op->flops >= 0;
+		break;
+	}
+	case 8: ok = enc_rank(v, &op->recv_peer); break;
+	case 9: ok = enc_tag(v, &op->recv_tag); break;
+	case 10: ok = parse_u64(v, &op->recv_bytes); break;
+	case 11: ok = parse_u32(v, &l->n_c) && l->n_c; break;
+	case 12: NL_CHECK(parse_list64(e, "send_counts", v, &e->sc, &e->cap_sc, &l->n_sc)); break;
+	case 13: NL_CHECK(parse_list64(e, "recv_counts", v, &e->rc, &e->cap_rc, &l->n_rc)); break;
+	case 14: ok = parse_u32(v, &op->req); break;
+	case 15: NL_CHECK(enc_reqs(e, v, op, &ok)); break;
+	case 16: ok = parse_u32(v, &op->n_done); break;
+	case 17:
+		if (!strcmp(v, "null"))
+			op->new_comm = TRACE_COMM_NULL;
+		else
+			ok = parse_u32(v, &op->new_comm);
+		break;
+	case 18: ok = parse_i32(v, &op->color); break;
+	case 19: ok = parse_i32(v, &op->key); break;
+	case 20: ok = parse_u64(v, &op->cpu_ps) && op->cpu_ps; break;
+	}
+	if (ok)
+		return 0;
+	unsplit(v, v_len, k == 2 ? '|' : ',');
+	return enc_err(e, "%s '%s': expected %s", enc_keys[k], v, enc_expected[k]);
+}
+
+/* The fields after the kind, key=value each, into l. */
+static int enc_fields(struct enc *e, struct enc_line *l, char **save)
+{
+	char *tok;
+	while ((tok = strtok_r(NULL, " ", save))) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
 			return enc_err(e, "'%s': expected key=value", tok);
 		*eq = '\0';
-		char *v = eq + 1;
 		unsigned k = 0;
-		while (k < sizeof keys / sizeof *keys && strcmp(tok, keys[k]))
+		while (k < ENC_N_KEYS && strcmp(tok, enc_keys[k]))
 			k++;
-		if (k == sizeof keys / sizeof *keys) {
+		if (k == ENC_N_KEYS) {
 			char names[256] = "";
-			for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+			for (size_t i = 0; i < ENC_N_KEYS; i++)
 				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-					 keys[i]);
+					 enc_keys[i]);
 			return enc_err(e, "unknown op field '%s': expected one of %s", tok, names);
 		}
-		if (seen & (1u << k))
+		if (l->seen & (1u << k))
 			return enc_err(e, "op field '%s' given twice", tok);
-		seen |= 1u << k;
-		bool ok = true;
-		const size_t v_len = strlen(v); /* flags and reqs are split in place */
-		switch (k) {
-		case 0: ok = parse_u64(v, &op.t_ps); break;
-		case 1: ok = parse_u64(v, &op.dur_ps); break;
-		case 2: {
-			uint32_t f = 0;
-			ok = !has_empty_item(v, '|');
-			for (char *s2 = NULL, *fl = strtok_r(v, "|", &s2); fl && ok; fl = strtok_r(NULL, "|", &s2)) {
-				size_t i = 0;
-				while (i < sizeof flag_names / sizeof *flag_names && strcmp(fl, flag_names[i].name))
-					i++;
-				if (i < sizeof flag_names / sizeof *flag_names) {
-					f |= flag_names[i].bit;
-				} else {
-					char *end;
-					unsigned long x = strtoul(fl, &end, 0);
-					ok = *fl && !*end && x <= UINT16_MAX;
-					f |= (uint32_t)x;
-				}
-			}
-			op.flags = (uint16_t)f;
-			ok = ok && f;
-			/* A bit no netloom defines would be written and then
-			 * refused by every reader. */
-			if (ok && (f & ~(uint32_t)TRACE_F_KNOWN)) {
-				unsplit(v, v_len, '|');
-				return enc_err(e, "flags '%s': unknown bits 0x%x; expected nonblocking (0x%x), in_place "
-					       "(0x%x), no_outcome (0x%x) or their sum, joined by '|'",
-					       v, f & ~(uint32_t)TRACE_F_KNOWN, TRACE_F_NONBLOCKING, TRACE_F_IN_PLACE,
-					       TRACE_F_NO_OUTCOME);
-			}
-			break;
-		}
-		case 3: ok = parse_u32(v, &op.comm); break;
-		case 4:
-		case 8: {
-			int32_t *p = k == 4 ? &op.peer : &op.recv_peer;
-			if (!strcmp(v, "any"))
-				*p = TRACE_ANY_SOURCE;
-			else if (!strcmp(v, "null"))
-				*p = TRACE_PROC_NULL;
-			else
-				ok = parse_i32(v, p);
-			break;
-		}
-		case 5:
-		case 9: {
-			int32_t *p = k == 5 ? &op.tag : &op.recv_tag;
-			if (!strcmp(v, "any"))
-				*p = TRACE_ANY_TAG;
-			else
-				ok = parse_i32(v, p);
-			break;
-		}
-		case 6: ok = parse_u64(v, &op.bytes); break;
-		case 7: {
-			char *end;
-			errno = 0;
-			op.flops = param_strtod(v, &end); /* decimal: '0x1p3' was read as 8 */
-			ok = *v && !*end && !errno && isfinite(op.flops) && op.flops >= 0;
-			break;
-		}
-		case 10: ok = parse_u64(v, &op.recv_bytes); break;
-		case 11: ok = parse_u32(v, &n_c) && n_c; break;
-		case 12: NL_CHECK(parse_list64(e, "send_counts", v, &e->sc, &e->cap_sc, &n_sc)); break;
-		case 13: NL_CHECK(parse_list64(e, "recv_counts", v, &e->rc, &e->cap_rc, &n_rc)); break;
-		case 14: ok = parse_u32(v, &op.req); break;
-		case 15: {
-			op.n_reqs = 0;
-			ok = !has_empty_item(v, ',');
-			for (char *s2 = NULL, *r = strtok_r(v, ",", &s2); r && ok; r = strtok_r(NULL, ",", &s2)) {
-				if (op.n_reqs == e->cap_reqs) {
-					size_t c = e->cap_reqs ? 2 * e->cap_reqs : 64;
-					uint32_t *t = realloc(e->reqs, c * sizeof *t);
-					if (!t)
-						return nl_errf(e->err, NL_ENOMEM, "out of memory");
-					e->reqs = t;
-					e->cap_reqs = c;
-				}
-				ok = parse_u32(r, &e->reqs[op.n_reqs++]);
-			}
-			ok = ok && op.n_reqs;
-			op.reqs = e->reqs;
-			break;
-		}
-		case 16: ok = parse_u32(v, &op.n_done); break;
-		case 17:
-			if (!strcmp(v, "null"))
-				op.new_comm = TRACE_COMM_NULL;
-			else
-				ok = parse_u32(v, &op.new_comm);
-			break;
-		case 18: ok = parse_i32(v, &op.color); break;
-		case 19: ok = parse_i32(v, &op.key); break;
-		case 20: ok = parse_u64(v, &op.cpu_ps) && op.cpu_ps; break;
-		}
-		if (!ok) {
-			unsplit(v, v_len, k == 2 ? '|' : ',');
-			return enc_err(e, "%s '%s': expected %s", keys[k], v, expected[k]);
-		}
+		l->seen |= 1u << k;
+		NL_CHECK(enc_field(e, l, k, eq + 1));
 	}
+	return 0;
+}
+
+/* What the fields must agree on, as a line: t and dur given, the count
+ * lists' lengths, cpu= only on compute, within dur, and declared by the
+ * manifest. */
+static int enc_line_check(struct enc *e, const struct enc_line *l)
+{
+	const struct trace_op *op = &l->op;
 	/* Every op line has both, as dump writes it (docs/trace-format.md
 	 * §8): a line without one was read as starting or lasting 0 ps. */
-	if ((seen & 3u) != 3u)
+	if ((l->seen & 3u) != 3u)
 		return enc_err(e, "%s op without %s: expected t=PS dur=PS after the kind (start and duration in "
 			       "picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)",
-			       trace_op_name(op.kind), !(seen & 3u) ? "t= and dur=" : !(seen & 1u) ? "t=" : "dur=");
-	if ((n_sc && n_rc && n_sc != n_rc) || (n_c && ((n_sc && n_sc != n_c) || (n_rc && n_rc != n_c))))
+			       trace_op_name(op->kind), !(l->seen & 3u) ? "t= and dur=" : !(l->seen & 1u) ? "t=" : "dur=");
+	if ((l->n_sc && l->n_rc && l->n_sc != l->n_rc) ||
+	    (l->n_c && ((l->n_sc && l->n_sc != l->n_c) || (l->n_rc && l->n_rc != l->n_c))))
 		return enc_err(e, "n_counts, send_counts and recv_counts disagree on the number of ranks");
 	/* cpu= in the text's terms (the builder's messages say cpu_ps). */
-	if (op.cpu_ps && op.kind != TOP_COMPUTE)
-		return enc_err(e, "cpu=%llu on a %s op: only compute ops carry CPU time",
-			       (unsigned long long)op.cpu_ps, trace_op_name(op.kind));
-	if (op.cpu_ps > op.dur_ps)
+	if (op->cpu_ps && op->kind != TOP_COMPUTE)
+		return enc_err(e, "cpu=%llu on a %s op: only compute ops carry CPU time", (unsigned long long)op->cpu_ps,
+			       trace_op_name(op->kind));
+	if (op->cpu_ps > op->dur_ps)
 		return enc_err(e, "cpu=%llu: expected at most dur=%llu (the CPU time of the interval)",
-			       (unsigned long long)op.cpu_ps, (unsigned long long)op.dur_ps);
-	if (op.cpu_ps && !e->m.has_compute_cpu && e->opts.format_version >= 2)
+			       (unsigned long long)op->cpu_ps, (unsigned long long)op->dur_ps);
+	if (op->cpu_ps && !e->m.has_compute_cpu && e->opts.format_version >= 2)
 		return enc_err(e, "cpu=%llu: the manifest does not say 'compute_cpu_time 1' (compute ops carry "
-			       "cpu only then)", (unsigned long long)op.cpu_ps);
-	op.n_counts = n_c ? n_c : n_sc ? n_sc : n_rc;
-	op.send_counts = n_sc ? e->sc : NULL;
-	op.recv_counts = n_rc ? e->rc : NULL;
-	int rc = trace_builder_op(e->b, (uint32_t)e->rank, &op, e->err);
+			       "cpu only then)", (unsigned long long)op->cpu_ps);
+	return 0;
+}
+
+static int enc_op(struct enc *e, char *line)
+{
+	struct enc_line l;
+	struct trace_op *op = &l.op;
+	char *save = NULL;
+	memset(&l, 0, sizeof l);
+	NL_CHECK(enc_kind(e, strtok_r(line, " ", &save), op));
+	NL_CHECK(enc_fields(e, &l, &save));
+	NL_CHECK(enc_line_check(e, &l));
+	op->n_counts = l.n_c ? l.n_c : l.n_sc ? l.n_sc : l.n_rc;
+	op->send_counts = l.n_sc ? e->sc : NULL;
+	op->recv_counts = l.n_rc ? e->rc : NULL;
+	int rc = trace_builder_op(e->b, (uint32_t)e->rank, op, e->err);
 	/* The op's errors are the line's; the output's failing (a full disk:
 	 * "OUT: rank 0: write failed: ...") is the archive's, whichever line
 	 * reached it, and names it alone. */
@@ -809,7 +860,7 @@ static int enc_op(struct enc *e, char *line)
 	 * a version 1 text): an op verify would refuse (a peer outside its
 	 * communicator, a rank not a member) is refused at its line. */
 	char why[512];
-	const char *bad = trace_op_semantics(&e->vm, (uint32_t)e->rank, e->is_member, &op, why, sizeof why);
+	const char *bad = trace_op_semantics(&e->vm, (uint32_t)e->rank, e->is_member, op, why, sizeof why);
 	if (bad)
 		return enc_err(e, "%s", bad);
 	return 0;
