@@ -159,6 +159,36 @@ static int equality_swapped(const char *spec, const char *s, struct nl_err *err)
 		       spec, (int)(s - spec), spec, (int)(a_end - a), a, (int)(b_end - b), b);
 }
 
+/* The lists' contents swapped, "[S_B](S_A)" with s at '(': S_A's place
+ * (pr->a, read) holds only even offsets and S_B's an odd one, which the
+ * key=value bounds of S_B would refuse as "value '-1' out of range", a
+ * parameter the notation does not name (N14K6[4](-1,1,3,9)). The error
+ * names the spec the right way round; 0 when the text is not that. */
+static int equality_contents_swapped(const char *spec, const char *a, const char *s,
+				     const struct equality_params *pr, struct nl_err *err)
+{
+	int64_t b[EQUALITY_MAX_OFFSETS];
+	int n_b;
+	const char *p = s + 1;
+	struct nl_err ignored = {0};
+	if (equality_list(&p, ')', param_find(equality_params_def, "sa"), b, &n_b, &ignored) != 0 || *p != '\0')
+		return 0;
+	bool b_odd = false;
+	for (int i = 0; i < n_b; i++)
+		b_odd |= b[i] % 2 != 0;
+	for (int i = 0; i < pr->n_a; i++)
+		if (pr->a[i] % 2 != 0)
+			return 0;
+	if (!b_odd || pr->n_a == 0)
+		return 0;
+	const char *a_end = s - 1; /* the ']' */
+	return nl_errf(err, NL_EFORMAT,
+		       "topology 'equality': cannot read '%s': [%.*s] holds even offsets and (%.*s) odd ones; expected "
+		       "'%.*s[%.*s](%.*s)' (the odd offsets S_A in [...], then the even offsets S_B in (...))",
+		       spec, (int)(a_end - a), a, (int)(p - 1 - (s + 1)), s + 1, (int)(a - 1 - spec), spec,
+		       (int)(p - 1 - (s + 1)), s + 1, (int)(a_end - a), a);
+}
+
 /* The paper's notation: N<n>K<k>[P<p>][S_A](S_B), letters in either case.
  * Once N<digits>K<digits> is read the spec is Equality's: its numbers get
  * the key=value form's range checks (n >= 4, p <= 65536, ...), and one
@@ -200,10 +230,12 @@ static int equality_parse_alias(const char *spec, void *params, struct nl_err *e
 		rc = equality_swapped(spec, s, err);
 		return rc ? rc : equality_unread(spec, err);
 	}
-	s++;
+	const char *a = ++s;
 	rc = equality_list(&s, ']', param_find(equality_params_def, "sa"), pr->a, &pr->n_a, err);
 	if (rc == 0) {
 		if (*s == '(') {
+			if ((rc = equality_contents_swapped(spec, a, s, pr, err)) < 0)
+				return rc;
 			s++;
 			rc = equality_list(&s, ')', param_find(equality_params_def, "sb"), pr->b, &pr->n_b, err);
 		} else {

@@ -457,6 +457,16 @@ static void test_equality_notation(void)
 	CHECK_ERR(topo_new("N14K6(-1,1,3,9)[4]", &t, &e), NL_EFORMAT, &e,
 		  "topology 'equality': cannot read 'N14K6(-1,1,3,9)[4]': expected 'N14K6[-1,1,3,9](4)' (the odd offsets S_A in [...], then the even offsets S_B in (...))");
 	CHECK_ERR(topo_new("n14k6p3(-1, 1, 3, 9)[]", &t, &e), NL_EFORMAT, &e, "expected 'n14k6p3[-1, 1, 3, 9]()'");
+	/* The lists' contents swapped: the spec the right way round, not
+	 * "parameter 'sb' value '-1' out of range", a key the notation does
+	 * not name. An even S_A with an even S_B is S_A's error, and an odd
+	 * S_A with a negative S_B is S_B's. */
+	CHECK_ERR(topo_new("N14K6[4](-1,1,3,9)", &t, &e), NL_EFORMAT, &e,
+		  "topology 'equality': cannot read 'N14K6[4](-1,1,3,9)': [4] holds even offsets and (-1,1,3,9) odd ones; "
+		  "expected 'N14K6[-1,1,3,9](4)' (the odd offsets S_A in [...], then the even offsets S_B in (...))");
+	CHECK_ERR(topo_new("n14k6p3[2, 4](-3)", &t, &e), NL_EFORMAT, &e, "expected 'n14k6p3[-3](2, 4)'");
+	CHECK_ERR(topo_new("N14K6[4](2)", &t, &e), NL_EINVAL, &e, "parameter 'sa': 4 is even");
+	CHECK_ERR(topo_new("N14K6[3](-2)", &t, &e), NL_ERANGE, &e, "parameter 'sb' value '-2' out of range");
 	CHECK_ERR(topo_new("N14K6(4)", &t, &e), NL_EFORMAT, &e,
 		  "cannot read 'N14K6(4)': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)");
 	CHECK_ERR(topo_new("N13K6[-1,1,3,9](4)", &t, &e), NL_EINVAL, &e, "parameter 'n': N = 13 must be even");
