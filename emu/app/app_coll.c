@@ -62,229 +62,307 @@ static bool app_rabenseifner_falls_back(uint32_t p, uint64_t bytes)
 	return bytes / 8 < pof2;
 }
 
+/* ceil(bytes / p): a rank's share of a message split over the p ranks. */
+static uint64_t app_per_rank(uint32_t p, uint64_t bytes)
+{
+	return (bytes + (p ? p : 1) - 1) / (p ? p : 1);
+}
+
+/* Barrier: a fan-in and fan-out tree, or a round-based exchange. */
+static int app_plan_barrier(struct app_coll_inst *c, enum app_alg alg)
+{
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, 0, 0, NULL);
+		app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, 0, 0, NULL);
+		return 0;
+	case APP_ALG_BINOMIAL:
+		app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, 0, 0, 0, NULL);
+		app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, 0, 0, 0, NULL);
+		return 0;
+	case APP_ALG_RECURSIVE_DOUBLING:
+		app_simple(c, PRIM_RDX, 0, 0, NULL, NULL);
+		return 0;
+	case APP_ALG_BRUCK:
+		app_simple(c, PRIM_DISSEM, 0, 0, NULL, NULL);
+		return 0;
+	case APP_ALG_RING:
+		app_simple(c, PRIM_RING_BARRIER, 0, 0, NULL, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Bcast: a tree from the root, or scatter then allgather. */
+static int app_plan_bcast(struct app_coll_inst *c, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	uint32_t p = c->p;
+	uint32_t root = z->root;
+	uint64_t per = app_per_rank(c->p, z->bytes);
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_tree(c, true, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_BINOMIAL:
+		app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_KNOMIAL:
+		app_tree(c, true, TREE_KNOMIAL, z->radix, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_BINARY:
+		app_tree(c, true, TREE_BINARY, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_CHAIN:
+		app_tree(c, true, TREE_CHAIN, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_SCATTER_ALLGATHER:
+	case APP_ALG_SCATTER_ALLGATHER_RING: {
+		app_tree(c, true, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, per, NULL);
+		uint8_t ag = alg == APP_ALG_SCATTER_ALLGATHER_RING ? PRIM_AG_RING
+			     : app_is_pof2(p)			 ? PRIM_AG_RD
+								 : PRIM_AG_BRUCK;
+		app_simple(c, ag, 0, per, NULL, NULL);
+		return 0;
+	}
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Reduce: a tree to the root, or Rabenseifner's reduce-scatter then
+ * gather. */
+static int app_plan_reduce(struct app_coll_inst *c, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	uint32_t p = c->p;
+	uint32_t root = z->root;
+	uint64_t per = app_per_rank(c->p, z->bytes);
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_tree(c, false, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_BINOMIAL:
+		app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_BINARY:
+		app_tree(c, false, TREE_BINARY, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_CHAIN:
+		app_tree(c, false, TREE_CHAIN, 2, SZ_FULL, root, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_RABENSEIFNER:
+		if (app_rabenseifner_falls_back(p, z->bytes)) {
+			app_tree(c, false, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
+			c->alg = APP_ALG_RABENSEIFNER_LINEAR;
+			return 0;
+		}
+		app_simple(c, PRIM_RS_HALVING, z->bytes, 0, NULL, NULL);
+		app_tree(c, false, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, per, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Allreduce: reduce then bcast, recursive doubling, ring or
+ * Rabenseifner, with Open MPI's fallbacks for small counts. */
+static int app_plan_allreduce(struct app_coll_inst *c, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	uint32_t p = c->p;
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+		app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_REDUCE_BCAST:
+		app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+		app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+		return 0;
+	case APP_ALG_RECURSIVE_DOUBLING:
+		app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
+		return 0;
+	case APP_ALG_RING:
+		/* coll_base_allreduce.c, allreduce_intra_ring: "count less
+		 * than size - use recursive doubling" (the segmented ring,
+		 * modelled as this one, ends there too). libnbc's ring,
+		 * which it picks exactly when the count is small, has no
+		 * such case. */
+		if (!z->nonblocking && z->bytes / 8 < p) {
+			app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
+			c->alg = APP_ALG_RING_RD;
+			return 0;
+		}
+		app_simple(c, PRIM_AR_RING, z->bytes, 0, NULL, NULL);
+		return 0;
+	case APP_ALG_RABENSEIFNER:
+		/* coll_base_allreduce.c, redscat_allgather: "switching to
+		 * basic linear allreduce" (linear reduce to 0, linear bcast). */
+		if (app_rabenseifner_falls_back(p, z->bytes)) {
+			app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+			app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+			c->alg = APP_ALG_RABENSEIFNER_LINEAR;
+			return 0;
+		}
+		app_simple(c, PRIM_AR_RABENSEIFNER, z->bytes, 0, NULL, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Gather, gatherv: to the root, flat or (gather) binomial. */
+static int app_plan_gather(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	uint32_t root = z->root;
+	/* Each rank sends its own block (gatherv: its own count), so
+	 * only trees whose subtrees the sender can size apply. */
+	if (alg == APP_ALG_LINEAR)
+		app_tree(c, false, TREE_FLAT, 2, SZ_SUBTREE, root, 0, z->block, NULL);
+	else if (alg == APP_ALG_BINOMIAL && coll == APP_COLL_GATHER)
+		app_tree(c, false, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, z->block, NULL);
+	else
+		return NL_EINVAL;
+	return 0;
+}
+
+/* Scatter, scatterv: from the root, flat or (scatter) binomial. */
+static int app_plan_scatter(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	uint32_t root = z->root;
+	if (alg == APP_ALG_LINEAR)
+		app_tree(c, true, TREE_FLAT, 2, z->counts ? SZ_COUNTS : SZ_SUBTREE, root, 0, z->block,
+			 z->counts);
+	else if (alg == APP_ALG_BINOMIAL && coll == APP_COLL_SCATTER)
+		app_tree(c, true, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, z->block, NULL);
+	else
+		return NL_EINVAL;
+	return 0;
+}
+
+/* Allgather, allgatherv: direct, gather then bcast, ring, recursive
+ * doubling, Bruck or neighbour exchange. */
+static int app_plan_allgather(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	uint32_t p = c->p;
+	const uint64_t *cnt = z->counts;
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_simple(c, PRIM_AG_DIRECT, 0, z->block, cnt, NULL);
+		return 0;
+	case APP_ALG_GATHER_BCAST:
+		app_tree(c, false, TREE_FLAT, 2, SZ_SUBTREE, 0, 0, z->block, NULL);
+		app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, 0, z->total, 0, NULL);
+		return 0;
+	case APP_ALG_RING:
+		app_simple(c, PRIM_AG_RING, 0, z->block, cnt, NULL);
+		return 0;
+	case APP_ALG_RECURSIVE_DOUBLING:
+		if (coll == APP_COLL_ALLGATHERV)
+			return NL_EINVAL;
+		/* Open MPI falls back to Bruck when p is not a power of two. */
+		app_simple(c, app_is_pof2(p) ? PRIM_AG_RD : PRIM_AG_BRUCK, 0, z->block, cnt, NULL);
+		return 0;
+	case APP_ALG_BRUCK:
+		app_simple(c, PRIM_AG_BRUCK, 0, z->block, cnt, NULL);
+		return 0;
+	case APP_ALG_NEIGHBOR:
+		/* Needs an even p; Open MPI falls back to the ring. */
+		app_simple(c, p % 2 == 0 ? PRIM_AG_NEIGHBOR : PRIM_AG_RING, 0, z->block, cnt, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Alltoall, alltoallv, alltoallw: direct, pairwise or (alltoall)
+ * Bruck. */
+static int app_plan_alltoall(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_simple(c, PRIM_A2A_DIRECT, 0, z->block, z->counts, z->rcounts);
+		return 0;
+	case APP_ALG_PAIRWISE:
+		app_simple(c, PRIM_A2A_PAIRWISE, 0, z->block, z->counts, z->rcounts);
+		return 0;
+	case APP_ALG_BRUCK:
+		if (coll != APP_COLL_ALLTOALL)
+			return NL_EINVAL;
+		app_simple(c, PRIM_A2A_BRUCK, 0, z->block, NULL, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Reduce_scatter, reduce_scatter_block: reduce then scatter, recursive
+ * halving or ring. */
+static int app_plan_reduce_scatter(struct app_coll_inst *c, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		/* Open MPI's "non-overlapping": reduce to 0, then scatter(v). */
+		app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, 0, z->total, 0, NULL);
+		app_tree(c, true, TREE_FLAT, 2, z->counts ? SZ_COUNTS : SZ_SUBTREE, 0, 0, z->block,
+			 z->counts);
+		return 0;
+	case APP_ALG_RECURSIVE_HALVING:
+		app_simple(c, PRIM_RS_HALVING, z->total, z->block, z->counts, NULL);
+		return 0;
+	case APP_ALG_RING:
+		app_simple(c, PRIM_RS_RING, z->total, z->block, z->counts, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
+/* Scan, exscan: a chain or recursive doubling. */
+static int app_plan_scan(struct app_coll_inst *c, enum app_alg alg, const struct app_coll_sizes *z)
+{
+	switch (alg) {
+	case APP_ALG_LINEAR:
+		app_simple(c, PRIM_SCAN_CHAIN, z->bytes, 0, NULL, NULL);
+		return 0;
+	case APP_ALG_RECURSIVE_DOUBLING:
+		app_simple(c, PRIM_SCAN_RD, z->bytes, 0, NULL, NULL);
+		return 0;
+	default:
+		return NL_EINVAL;
+	}
+}
+
 int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg, const struct app_coll_sizes *z)
 {
-	uint32_t p = c->p, root = z->root;
-	uint64_t per = (z->bytes + (p ? p : 1) - 1) / (p ? p : 1); /* ceil(bytes / p) */
 	c->alg = (uint8_t)alg;
 	switch (coll) {
 	case APP_COLL_BARRIER:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, 0, 0, NULL);
-			app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, 0, 0, NULL);
-			return 0;
-		case APP_ALG_BINOMIAL:
-			app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, 0, 0, 0, NULL);
-			app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, 0, 0, 0, NULL);
-			return 0;
-		case APP_ALG_RECURSIVE_DOUBLING:
-			app_simple(c, PRIM_RDX, 0, 0, NULL, NULL);
-			return 0;
-		case APP_ALG_BRUCK:
-			app_simple(c, PRIM_DISSEM, 0, 0, NULL, NULL);
-			return 0;
-		case APP_ALG_RING:
-			app_simple(c, PRIM_RING_BARRIER, 0, 0, NULL, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_barrier(c, alg);
 	case APP_COLL_BCAST:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_tree(c, true, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_BINOMIAL:
-			app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_KNOMIAL:
-			app_tree(c, true, TREE_KNOMIAL, z->radix, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_BINARY:
-			app_tree(c, true, TREE_BINARY, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_CHAIN:
-			app_tree(c, true, TREE_CHAIN, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_SCATTER_ALLGATHER:
-		case APP_ALG_SCATTER_ALLGATHER_RING: {
-			app_tree(c, true, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, per, NULL);
-			uint8_t ag = alg == APP_ALG_SCATTER_ALLGATHER_RING ? PRIM_AG_RING
-				     : app_is_pof2(p)			 ? PRIM_AG_RD
-									 : PRIM_AG_BRUCK;
-			app_simple(c, ag, 0, per, NULL, NULL);
-			return 0;
-		}
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_bcast(c, alg, z);
 	case APP_COLL_REDUCE:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_tree(c, false, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_BINOMIAL:
-			app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_BINARY:
-			app_tree(c, false, TREE_BINARY, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_CHAIN:
-			app_tree(c, false, TREE_CHAIN, 2, SZ_FULL, root, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_RABENSEIFNER:
-			if (app_rabenseifner_falls_back(p, z->bytes)) {
-				app_tree(c, false, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
-				c->alg = APP_ALG_RABENSEIFNER_LINEAR;
-				return 0;
-			}
-			app_simple(c, PRIM_RS_HALVING, z->bytes, 0, NULL, NULL);
-			app_tree(c, false, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, per, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_reduce(c, alg, z);
 	case APP_COLL_ALLREDUCE:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
-			app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_REDUCE_BCAST:
-			app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, 0, z->bytes, 0, NULL);
-			app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, 0, z->bytes, 0, NULL);
-			return 0;
-		case APP_ALG_RECURSIVE_DOUBLING:
-			app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
-			return 0;
-		case APP_ALG_RING:
-			/* coll_base_allreduce.c, allreduce_intra_ring: "count less
-			 * than size - use recursive doubling" (the segmented ring,
-			 * modelled as this one, ends there too). libnbc's ring,
-			 * which it picks exactly when the count is small, has no
-			 * such case. */
-			if (!z->nonblocking && z->bytes / 8 < p) {
-				app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
-				c->alg = APP_ALG_RING_RD;
-				return 0;
-			}
-			app_simple(c, PRIM_AR_RING, z->bytes, 0, NULL, NULL);
-			return 0;
-		case APP_ALG_RABENSEIFNER:
-			/* coll_base_allreduce.c, redscat_allgather: "switching to
-			 * basic linear allreduce" (linear reduce to 0, linear bcast). */
-			if (app_rabenseifner_falls_back(p, z->bytes)) {
-				app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
-				app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
-				c->alg = APP_ALG_RABENSEIFNER_LINEAR;
-				return 0;
-			}
-			app_simple(c, PRIM_AR_RABENSEIFNER, z->bytes, 0, NULL, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_allreduce(c, alg, z);
 	case APP_COLL_GATHER:
 	case APP_COLL_GATHERV:
-		/* Each rank sends its own block (gatherv: its own count), so
-		 * only trees whose subtrees the sender can size apply. */
-		if (alg == APP_ALG_LINEAR)
-			app_tree(c, false, TREE_FLAT, 2, SZ_SUBTREE, root, 0, z->block, NULL);
-		else if (alg == APP_ALG_BINOMIAL && coll == APP_COLL_GATHER)
-			app_tree(c, false, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, z->block, NULL);
-		else
-			return NL_EINVAL;
-		return 0;
+		return app_plan_gather(c, coll, alg, z);
 	case APP_COLL_SCATTER:
 	case APP_COLL_SCATTERV:
-		if (alg == APP_ALG_LINEAR)
-			app_tree(c, true, TREE_FLAT, 2, z->counts ? SZ_COUNTS : SZ_SUBTREE, root, 0, z->block,
-				 z->counts);
-		else if (alg == APP_ALG_BINOMIAL && coll == APP_COLL_SCATTER)
-			app_tree(c, true, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, z->block, NULL);
-		else
-			return NL_EINVAL;
-		return 0;
+		return app_plan_scatter(c, coll, alg, z);
 	case APP_COLL_ALLGATHER:
-	case APP_COLL_ALLGATHERV: {
-		const uint64_t *cnt = z->counts;
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_simple(c, PRIM_AG_DIRECT, 0, z->block, cnt, NULL);
-			return 0;
-		case APP_ALG_GATHER_BCAST:
-			app_tree(c, false, TREE_FLAT, 2, SZ_SUBTREE, 0, 0, z->block, NULL);
-			app_tree(c, true, TREE_KNOMIAL, 2, SZ_FULL, 0, z->total, 0, NULL);
-			return 0;
-		case APP_ALG_RING:
-			app_simple(c, PRIM_AG_RING, 0, z->block, cnt, NULL);
-			return 0;
-		case APP_ALG_RECURSIVE_DOUBLING:
-			if (coll == APP_COLL_ALLGATHERV)
-				return NL_EINVAL;
-			/* Open MPI falls back to Bruck when p is not a power of two. */
-			app_simple(c, app_is_pof2(p) ? PRIM_AG_RD : PRIM_AG_BRUCK, 0, z->block, cnt, NULL);
-			return 0;
-		case APP_ALG_BRUCK:
-			app_simple(c, PRIM_AG_BRUCK, 0, z->block, cnt, NULL);
-			return 0;
-		case APP_ALG_NEIGHBOR:
-			/* Needs an even p; Open MPI falls back to the ring. */
-			app_simple(c, p % 2 == 0 ? PRIM_AG_NEIGHBOR : PRIM_AG_RING, 0, z->block, cnt, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
-	}
+	case APP_COLL_ALLGATHERV:
+		return app_plan_allgather(c, coll, alg, z);
 	case APP_COLL_ALLTOALL:
 	case APP_COLL_ALLTOALLV:
 	case APP_COLL_ALLTOALLW:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_simple(c, PRIM_A2A_DIRECT, 0, z->block, z->counts, z->rcounts);
-			return 0;
-		case APP_ALG_PAIRWISE:
-			app_simple(c, PRIM_A2A_PAIRWISE, 0, z->block, z->counts, z->rcounts);
-			return 0;
-		case APP_ALG_BRUCK:
-			if (coll != APP_COLL_ALLTOALL)
-				return NL_EINVAL;
-			app_simple(c, PRIM_A2A_BRUCK, 0, z->block, NULL, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_alltoall(c, coll, alg, z);
 	case APP_COLL_REDUCE_SCATTER:
 	case APP_COLL_REDUCE_SCATTER_BLOCK:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			/* Open MPI's "non-overlapping": reduce to 0, then scatter(v). */
-			app_tree(c, false, TREE_KNOMIAL, 2, SZ_FULL, 0, z->total, 0, NULL);
-			app_tree(c, true, TREE_FLAT, 2, z->counts ? SZ_COUNTS : SZ_SUBTREE, 0, 0, z->block,
-				 z->counts);
-			return 0;
-		case APP_ALG_RECURSIVE_HALVING:
-			app_simple(c, PRIM_RS_HALVING, z->total, z->block, z->counts, NULL);
-			return 0;
-		case APP_ALG_RING:
-			app_simple(c, PRIM_RS_RING, z->total, z->block, z->counts, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_reduce_scatter(c, alg, z);
 	case APP_COLL_SCAN:
 	case APP_COLL_EXSCAN:
-		switch (alg) {
-		case APP_ALG_LINEAR:
-			app_simple(c, PRIM_SCAN_CHAIN, z->bytes, 0, NULL, NULL);
-			return 0;
-		case APP_ALG_RECURSIVE_DOUBLING:
-			app_simple(c, PRIM_SCAN_RD, z->bytes, 0, NULL, NULL);
-			return 0;
-		default:
-			return NL_EINVAL;
-		}
+		return app_plan_scan(c, alg, z);
 	case APP_COLL__COUNT:
 		break;
 	}
