@@ -279,216 +279,280 @@ static uint32_t dist_orbits(const struct topo *t, uint32_t *reps, uint64_t *w, c
 	return n;
 }
 
-int analyze_distances(const struct topo *t, const struct analyze_graph *g,
-		      const struct analyze_dist_opts *o, struct analyze_dist *out, struct nl_err *err)
+/* One analysis's sources and working memory. */
+struct dist_run {
+	const struct analyze_graph *g;
+	uint32_t n;         /* routers */
+	uint32_t ns;        /* sources, src[0..ns) with weights w */
+	uint32_t *src, *ecc; /* ecc: each source's eccentricity (per-source batches) */
+	uint64_t *w, *sum;  /* sum: each source's distance total (per-source batches) */
+	struct dist_ws ws;
+	struct dist_acc acc;
+};
+
+/* When the exact run is dropped for samples, and how far samples go. */
+struct dist_policy {
+	uint64_t budget;        /* words the exact run may touch (AUTO) */
+	uint64_t sample_budget; /* words the default number of samples may touch */
+	uint64_t n_batches;     /* of the exact run */
+	uint32_t want;          /* samples */
+	bool sampled;           /* sample (now) */
+	bool watch;             /* exact, but switch to samples when over budget */
+	bool sample_capped;     /* the default number of samples: within sample_budget */
+};
+
+static void dist_run_free(struct dist_run *d)
 {
-	uint32_t n = g->n;
-	uint32_t *src = NULL, *ecc = NULL;
-	uint64_t *w = NULL, *sum = NULL;
-	struct dist_ws ws = {0};
-	struct dist_acc acc = {0};
-	int rc = 0;
+	free(d->acc.hist);
+	free(d->src);
+	free(d->w);
+	free(d->sum);
+	free(d->ecc);
+	free(d->ws.vis);
+	free(d->ws.fr);
+	free(d->ws.nx);
+	free(d->ws.cur);
+	free(d->ws.next);
+}
 
-	memset(out, 0, sizeof *out);
-	if (n < 2) {
-		out->is_exact = out->is_diameter_exact = out->is_connected = true;
-		out->method = "all-sources";
-		out->n_sources = n;
-		out->hist = calloc(1, sizeof *out->hist);
-		out->hist_len = 1;
-		return out->hist ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
-	}
-	src = malloc((size_t)n * sizeof *src);
-	w = malloc((size_t)n * sizeof *w);
-	ws.vis = malloc((size_t)n * sizeof *ws.vis);
-	ws.fr = malloc((size_t)n * sizeof *ws.fr);
-	ws.nx = malloc((size_t)n * sizeof *ws.nx);
-	ws.cur = malloc((size_t)n * sizeof *ws.cur);
-	ws.next = malloc((size_t)n * sizeof *ws.next);
-	if (!src || !w || !ws.vis || !ws.fr || !ws.nx || !ws.cur || !ws.next) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
-		goto done;
-	}
+static int dist_run_alloc(struct dist_run *d, const struct topo *t, struct nl_err *err)
+{
+	size_t n = d->n;
+	d->src = malloc(n * sizeof *d->src);
+	d->w = malloc(n * sizeof *d->w);
+	d->sum = malloc(n * sizeof *d->sum);
+	d->ecc = malloc(n * sizeof *d->ecc);
+	d->ws.vis = malloc(n * sizeof *d->ws.vis);
+	d->ws.fr = malloc(n * sizeof *d->ws.fr);
+	d->ws.nx = malloc(n * sizeof *d->ws.nx);
+	d->ws.cur = malloc(n * sizeof *d->ws.cur);
+	d->ws.next = malloc(n * sizeof *d->ws.next);
+	if (!d->src || !d->w || !d->sum || !d->ecc || !d->ws.vis || !d->ws.fr || !d->ws.nx || !d->ws.cur ||
+	    !d->ws.next || dist_hist_grow(&d->acc, 16) < 0)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+	return 0;
+}
 
-	const char *method;
-	uint32_t ns = dist_orbits(t, src, w, &method, err, &rc);
-	if (rc < 0)
-		goto done;
-	/* AUTO: exact while the BFS work stays within the budget. A batch of
-	 * 64 sources costs one sweep per BFS level, so its work grows with the
-	 * eccentricities (~440 levels in a 220 x 220 mesh) and the graph's
-	 * size alone cannot tell it. So the exact run counts the words it
-	 * touches (dist_bfs64) and, after each batch but the last, projects
-	 * the batches' average over all of them; once that exceeds the
-	 * budget it drops what it has and samples instead. The count does
-	 * not depend on the machine: the same graph is always exact or
-	 * always sampled. */
-	uint64_t budget = o && o->budget ? o->budget : ANALYZE_DIST_BUDGET_DEFAULT;
-	uint64_t n_batches = ((uint64_t)ns + 63) / 64;
+/* AUTO: exact while the BFS work stays within the budget. A batch of 64
+ * sources costs one sweep per BFS level, so its work grows with the
+ * eccentricities (~440 levels in a 220 x 220 mesh) and the graph's size
+ * alone cannot tell it. So the exact run counts the words it touches
+ * (dist_bfs64) and, after each batch but the last, projects the batches'
+ * average over all of them; once that exceeds the budget it drops what it
+ * has and samples instead. The count does not depend on the machine: the
+ * same graph is always exact or always sampled. */
+static struct dist_policy dist_policy_of(const struct analyze_dist_opts *o, uint32_t n, uint32_t ns)
+{
+	struct dist_policy p = {
+		.budget = o && o->budget ? o->budget : ANALYZE_DIST_BUDGET_DEFAULT,
+		.n_batches = ((uint64_t)ns + 63) / 64,
+		.want = o && o->samples ? o->samples : ANALYZE_DIST_SAMPLES_DEFAULT,
+		/* The default number of samples has a budget too: 16 batches
+		 * of 64 cost 16 x levels x (routers + adjacency) at worst, and
+		 * the levels grow with the graph (mesh:k=440x440 counted 1.3e9
+		 * words, 8.4 s; 880x880 ran over 49 s). A count the caller
+		 * chose runs whole. */
+		.sample_budget = o && o->sample_budget ? o->sample_budget : ANALYZE_DIST_SAMPLE_BUDGET_DEFAULT,
+		.sample_capped = !(o && o->samples),
+	};
 	enum analyze_dist_mode mode = o ? o->mode : ANALYZE_DIST_AUTO;
-	uint32_t want = o && o->samples ? o->samples : ANALYZE_DIST_SAMPLES_DEFAULT;
-	/* The default number of samples has a budget too: 16 batches of 64
-	 * cost 16 x levels x (routers + adjacency) at worst, and the levels
-	 * grow with the graph (mesh:k=440x440 counted 1.3e9 words, 8.4 s;
-	 * 880x880 ran over 49 s). A count the caller chose runs whole. */
-	uint64_t sample_budget = o && o->sample_budget ? o->sample_budget : ANALYZE_DIST_SAMPLE_BUDGET_DEFAULT;
-	bool sample_capped = !(o && o->samples);
-	bool can_sample = want < n; /* as many samples as routers: run them all, exactly */
-	bool sampled = can_sample && mode == ANALYZE_DIST_SAMPLED;
-	bool watch = can_sample && mode == ANALYZE_DIST_AUTO;
+	bool can_sample = p.want < n; /* as many samples as routers: run them all, exactly */
+	p.sampled = can_sample && mode == ANALYZE_DIST_SAMPLED;
+	p.watch = can_sample && mode == ANALYZE_DIST_AUTO;
 	/* Every batch counts at least its 4n words of clears, so when those
 	 * alone pass the budget the exact run cannot fit: sample at once
 	 * rather than spend a batch finding out (mesh:k=880x880: 12,100
 	 * batches, the first about as costly as the whole sampled run). */
-	if (watch && (double)n_batches * 4.0 * (double)n > (double)budget) {
-		sampled = true;
-		watch = false;
+	if (p.watch && (double)p.n_batches * 4.0 * (double)n > (double)p.budget) {
+		p.sampled = true;
+		p.watch = false;
 	}
-	sum = malloc((size_t)n * sizeof *sum);
-	ecc = malloc((size_t)n * sizeof *ecc);
-	if (!sum || !ecc || dist_hist_grow(&acc, 16) < 0) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+	return p;
+}
+
+/* want uniform sources without replacement, weight 1: a partial
+ * Fisher-Yates. */
+static void dist_draw(struct dist_run *d, uint64_t seed, uint32_t want)
+{
+	struct rng r;
+	rng_init(&r, seed, RNG_CLASS_ANALYSIS, DIST_RNG_SAMPLES);
+	for (uint32_t i = 0; i < d->n; i++)
+		d->src[i] = i;
+	for (uint32_t i = 0; i < want; i++) {
+		uint32_t j = i + (uint32_t)rng_below(&r, d->n - i);
+		uint32_t x = d->src[i];
+		d->src[i] = d->src[j];
+		d->src[j] = x;
+	}
+	d->ns = want;
+	for (uint32_t i = 0; i < d->ns; i++)
+		d->w[i] = 1;
+}
+
+/* The BFS from every source, 64 at a time, with the progress line. *over:
+ * stopped as the exact run's projected work passed the budget (only when
+ * p->watch). */
+static int dist_batches(struct dist_run *d, const struct topo *t, const struct dist_policy *p, bool *over,
+			struct nl_err *err)
+{
+	struct progress pg;
+	uint64_t work = 0;
+	int rc = 0;
+	*over = false;
+	progress_init(&pg, "distances");
+	for (uint32_t b0 = 0; b0 < d->ns && !*over; b0 += 64) {
+		uint32_t m = d->ns - b0 < 64 ? d->ns - b0 : 64;
+		/* Per-source bookkeeping only when weights differ or the sampled
+		 * estimate needs each source's mean and eccentricity. */
+		bool per_source = p->sampled;
+		for (uint32_t b = 1; b < m && !per_source; b++)
+			per_source = d->w[b0 + b] != d->w[b0];
+		d->ws.pg = &pg;
+		d->ws.pg_before = (double)b0 / d->ns;
+		d->ws.pg_share = (double)m / d->ns;
+		if (dist_bfs64(d->g, d->src + b0, d->w + b0, m, per_source, &d->ws, &d->acc, d->sum + b0, d->ecc + b0,
+			       &work) < 0) {
+			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+			break;
+		}
+		/* Projected total: the batches so far, averaged, times all. */
+		*over = p->watch && b0 + m < d->ns &&
+			(double)work / (double)(b0 / 64 + 1) * (double)p->n_batches > (double)p->budget;
+		/* Sampled: stop before the batch that would take the projected
+		 * work past the budget. The sources are a uniform draw in order
+		 * (Fisher-Yates, dist_draw), so those run are a uniform sample
+		 * of their own size, and the interval (dist_sampled_out), over
+		 * ns sources, widens with fewer. */
+		if (p->sampled && p->sample_capped && b0 + m < d->ns &&
+		    (double)work / (double)(b0 / 64 + 1) * (double)(b0 / 64 + 2) > (double)p->sample_budget)
+			d->ns = b0 + m;
+		char detail[64];
+		snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, d->ns);
+		progress_update(&pg, (double)(b0 + m) / d->ns, detail);
+	}
+	progress_done(&pg);
+	return rc;
+}
+
+/* Every source ran: the exact histogram, diameter and ASPL. */
+static void dist_exact_out(const struct dist_run *d, struct analyze_dist *out)
+{
+	/* Ordered pairs -> unordered pairs; the graph is symmetric. */
+	double tot = 0;
+	for (uint32_t h = 1; h < out->hist_len; h++) {
+		out->hist[h] = d->acc.hist[h] / 2;
+		tot += (double)h * (double)d->acc.hist[h];
+	}
+	out->diameter = out->diameter_hi = d->acc.max_level;
+	out->aspl = tot / ((double)d->n * (double)(d->n - 1));
+}
+
+/* Sampled sources: the ASPL with its 95% interval, the diameter's
+ * bounds (or the family's closed form, which they must hold) and the
+ * histogram scaled to all pairs. */
+static int dist_sampled_out(const struct dist_run *d, const struct topo *t, struct analyze_dist *out,
+			    struct nl_err *err)
+{
+	uint32_t n = d->n, ns = d->ns;
+	double mean = 0, m2 = 0;
+	uint32_t hi = UINT32_MAX, maxecc = 0;
+	for (uint32_t b = 0; b < ns; b++) {
+		/* Welford's running mean and variance of per-source means. */
+		double x = (double)d->sum[b] / (double)(n - 1);
+		double dx = x - mean;
+		mean += dx / (double)(b + 1);
+		m2 += dx * (x - mean);
+		if (d->ecc[b] > maxecc)
+			maxecc = d->ecc[b];
+		if (2 * d->ecc[b] < hi)
+			hi = 2 * d->ecc[b];
+	}
+	double var = ns > 1 ? m2 / (double)(ns - 1) : 0;
+	double fpc = sqrt((double)(n - ns) / (double)(n - 1)); /* finite population */
+	out->aspl = mean;
+	/* Student's t, not the normal 1.96: with the few sources a user may
+	 * ask for (--samples 2) the normal interval held the exact ASPL in 28
+	 * of 40 seeds on mesh:k=12x12. */
+	out->aspl_ci95 = ns > 1 ? stats_t95(ns - 1) * sqrt(var / (double)ns) * fpc : 0;
+	out->diameter = maxecc;
+	out->diameter_hi = hi;
+	for (uint32_t h = 1; h < out->hist_len; h++)
+		out->hist[h] = (uint64_t)llround((double)d->acc.hist[h] * (double)n / (2.0 * ns));
+	/* A family's closed form (docs/topologies.md) is the diameter itself,
+	 * where the samples only bracket it: mesh:k=440x440 printed 865..910
+	 * for 878. The bracket must hold it. */
+	if (!d->acc.disconnected && t->ops->diameter) {
+		uint32_t dia = t->ops->diameter(t);
+		if (dia < maxecc || dia > hi)
+			return nl_errf(err, NL_ECORRUPT, "%s: closed-form diameter %u outside the sampled bounds %u..%u",
+				       t->spec, dia, maxecc, hi);
+		out->diameter = out->diameter_hi = dia;
+		out->is_diameter_exact = true;
+	}
+	return 0;
+}
+
+int analyze_distances(const struct topo *t, const struct analyze_graph *g,
+		      const struct analyze_dist_opts *o, struct analyze_dist *out, struct nl_err *err)
+{
+	struct dist_run d = {.g = g, .n = g->n};
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (d.n < 2) {
+		out->is_exact = out->is_diameter_exact = out->is_connected = true;
+		out->method = "all-sources";
+		out->n_sources = d.n;
+		out->hist = calloc(1, sizeof *out->hist);
+		out->hist_len = 1;
+		return out->hist ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	if ((rc = dist_run_alloc(&d, t, err)) < 0)
 		goto done;
-	}
+	const char *method;
+	d.ns = dist_orbits(t, d.src, d.w, &method, err, &rc);
+	if (rc < 0)
+		goto done;
+	struct dist_policy p = dist_policy_of(o, d.n, d.ns);
 	for (;;) {
-		if (sampled) {
-			/* Uniform sources without replacement: a partial Fisher-Yates. */
-			struct rng r;
-			rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, DIST_RNG_SAMPLES);
-			for (uint32_t i = 0; i < n; i++)
-				src[i] = i;
-			for (uint32_t i = 0; i < want; i++) {
-				uint32_t j = i + (uint32_t)rng_below(&r, n - i);
-				uint32_t x = src[i];
-				src[i] = src[j];
-				src[j] = x;
-			}
-			ns = want;
-			for (uint32_t i = 0; i < ns; i++)
-				w[i] = 1;
+		if (p.sampled) {
+			dist_draw(&d, o ? o->seed : 0, p.want);
 			method = "sampled";
-			out->samples_wanted = want;
+			out->samples_wanted = p.want;
 		}
-		struct progress pg;
-		uint64_t work = 0;
-		bool over = false;
-		progress_init(&pg, "distances");
-		for (uint32_t b0 = 0; b0 < ns && !over; b0 += 64) {
-			uint32_t m = ns - b0 < 64 ? ns - b0 : 64;
-			/* Per-source bookkeeping only when weights differ or the sampled
-			 * estimate needs each source's mean and eccentricity. */
-			bool per_source = sampled;
-			for (uint32_t b = 1; b < m && !per_source; b++)
-				per_source = w[b0 + b] != w[b0];
-			ws.pg = &pg;
-			ws.pg_before = (double)b0 / ns;
-			ws.pg_share = (double)m / ns;
-			rc = dist_bfs64(g, src + b0, w + b0, m, per_source, &ws, &acc, sum + b0, ecc + b0, &work);
-			if (rc < 0) {
-				rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
-				progress_done(&pg);
-				goto done;
-			}
-			/* Projected total: the batches so far, averaged, times all. */
-			over = watch && b0 + m < ns &&
-			       (double)work / (double)(b0 / 64 + 1) * (double)n_batches > (double)budget;
-			/* Sampled: stop before the batch that would take the
-			 * projected work past the budget. The sources are a
-			 * uniform draw in order (Fisher-Yates above), so those
-			 * run are a uniform sample of their own size, and the
-			 * interval below, over ns sources, widens with fewer. */
-			if (sampled && sample_capped && b0 + m < ns &&
-			    (double)work / (double)(b0 / 64 + 1) * (double)(b0 / 64 + 2) > (double)sample_budget)
-				ns = b0 + m;
-			char detail[64];
-			snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, ns);
-			progress_update(&pg, (double)(b0 + m) / ns, detail);
-		}
-		progress_done(&pg);
+		bool over;
+		if ((rc = dist_batches(&d, t, &p, &over, err)) < 0)
+			goto done;
 		if (!over)
 			break;
 		/* Too costly to finish exactly: forget it and sample. */
-		memset(acc.hist, 0, (size_t)acc.hist_cap * sizeof *acc.hist);
-		acc.max_level = 0;
-		acc.disconnected = false;
-		sampled = true;
-		watch = false;
+		memset(d.acc.hist, 0, (size_t)d.acc.hist_cap * sizeof *d.acc.hist);
+		d.acc.max_level = 0;
+		d.acc.disconnected = false;
+		p.sampled = true;
+		p.watch = false;
 	}
 
 	out->method = method;
-	out->n_sources = ns;
-	out->is_exact = out->is_diameter_exact = !sampled;
-	out->is_connected = !acc.disconnected;
-	out->hist_len = acc.max_level + 1;
+	out->n_sources = d.ns;
+	out->is_exact = out->is_diameter_exact = !p.sampled;
+	out->is_connected = !d.acc.disconnected;
+	out->hist_len = d.acc.max_level + 1;
 	out->hist = calloc(out->hist_len, sizeof *out->hist);
 	if (!out->hist) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto done;
 	}
-	if (!sampled) {
-		/* Ordered pairs -> unordered pairs; the graph is symmetric. */
-		double tot = 0;
-		for (uint32_t h = 1; h < out->hist_len; h++) {
-			out->hist[h] = acc.hist[h] / 2;
-			tot += (double)h * (double)acc.hist[h];
-		}
-		out->diameter = out->diameter_hi = acc.max_level;
-		out->aspl = tot / ((double)n * (double)(n - 1));
-	} else {
-		double mean = 0, m2 = 0;
-		uint32_t hi = UINT32_MAX, maxecc = 0;
-		for (uint32_t b = 0; b < ns; b++) {
-			/* Welford's running mean and variance of per-source means. */
-			double x = (double)sum[b] / (double)(n - 1);
-			double d = x - mean;
-			mean += d / (double)(b + 1);
-			m2 += d * (x - mean);
-			if (ecc[b] > maxecc)
-				maxecc = ecc[b];
-			if (2 * ecc[b] < hi)
-				hi = 2 * ecc[b];
-		}
-		double var = ns > 1 ? m2 / (double)(ns - 1) : 0;
-		double fpc = sqrt((double)(n - ns) / (double)(n - 1)); /* finite population */
-		out->aspl = mean;
-		/* Student's t, not the normal 1.96: with the few sources a
-		 * user may ask for (--samples 2) the normal interval held the
-		 * exact ASPL in 28 of 40 seeds on mesh:k=12x12. */
-		out->aspl_ci95 = ns > 1 ? stats_t95(ns - 1) * sqrt(var / (double)ns) * fpc : 0;
-		out->diameter = maxecc;
-		out->diameter_hi = hi;
-		for (uint32_t h = 1; h < out->hist_len; h++)
-			out->hist[h] = (uint64_t)llround((double)acc.hist[h] * (double)n / (2.0 * ns));
-		/* A family's closed form (docs/topologies.md) is the diameter
-		 * itself, where the samples only bracket it: mesh:k=440x440
-		 * printed 865..910 for 878. The bracket must hold it. */
-		if (!acc.disconnected && t->ops->diameter) {
-			uint32_t dia = t->ops->diameter(t);
-			if (dia < maxecc || dia > hi) {
-				rc = nl_errf(err, NL_ECORRUPT,
-					     "%s: closed-form diameter %u outside the sampled bounds %u..%u", t->spec,
-					     dia, maxecc, hi);
-				goto done;
-			}
-			out->diameter = out->diameter_hi = dia;
-			out->is_diameter_exact = true;
-		}
-	}
-	if (acc.disconnected) {
+	if (!p.sampled)
+		dist_exact_out(&d, out);
+	else if ((rc = dist_sampled_out(&d, t, out, err)) < 0)
+		goto done;
+	if (d.acc.disconnected) {
 		out->diameter = out->diameter_hi = UINT32_MAX;
 		out->aspl = INFINITY;
 	}
 done:
-	free(acc.hist);
-	free(src);
-	free(w);
-	free(sum);
-	free(ecc);
-	free(ws.vis);
-	free(ws.fr);
-	free(ws.nx);
-	free(ws.cur);
-	free(ws.next);
+	dist_run_free(&d);
 	if (rc < 0)
 		analyze_dist_release(out);
 	return rc;
