@@ -205,26 +205,24 @@ static int graph_push_links(const struct topo *t, const char *path, unsigned lin
 	return 0;
 }
 
-static int graph_build(struct topo *t, struct nl_err *err)
+/* An edge list as read: its links and routers. */
+struct graph_edges {
+	const char *path;
+	uint32_t *ends; /* a, b of each link */
+	size_t n_links, cap_links;
+	uint32_t n; /* routers: the largest id + 1 */
+	struct graph_names names;
+};
+
+/* The edge list opened, '-' and a directory refused by name. */
+static int graph_open(struct topo *t, const char *path, FILE **out, struct nl_err *err)
 {
-	const struct graph_params *pr = t->params;
-	const char *path = pr->file;
-	struct graph_names names = {0};
-	uint32_t *ends = NULL, *deg = NULL, *next = NULL, *dist = NULL, *queue = NULL;
-	size_t n_links = 0, cap_links = 0;
-	uint32_t n = 0;
-	char *buf = NULL;
-	size_t bufcap = 0;
-	unsigned line = 0;
-	bool has_counts = false;
-	int rc = 0;
 	/* '-' (standard input, as results' '-' is standard output) read as
 	 * "cannot open '-': No such file or directory". */
 	struct nl_err named;
 	if (nl_input_named(path, "graph edge list", NL_EIO, &named) < 0)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': %s", named.msg);
 	FILE *f = fopen(path, "r");
-
 	if (!f)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s", path, strerror(errno));
 	/* fopen opens a directory, whose first read fails: that said
@@ -235,15 +233,66 @@ static int graph_build(struct topo *t, struct nl_err *err)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': '%s' is a directory; expected a graph edge list",
 				 path);
 	}
+	*out = f;
+	return 0;
+}
+
+/* One line's fields (nt of them, the first three in tok): 'a b', 'a b
+ * links' after the count header, or a lone router 'a'. */
+static int graph_take_line(struct topo *t, const struct graph_params *pr, struct graph_edges *g, unsigned line,
+			   char **tok, int nt, bool has_counts, struct nl_err *err)
+{
+	const char *path = g->path;
+	int rc;
+	if (nt > 3 && has_counts)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s:%u: expected 'a b' or 'a b links', got %d fields (two router ids, then "
+				 "an optional count of parallel links; or one id, a router without links)",
+				 path, line, nt);
+	if (nt != 2 && !has_counts)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s:%u: expected two router ids 'a b', got %d field%s (a link count as a third field "
+				 "is read after the line '# %s', as netloom's edgelist export writes)",
+				 path, line, nt, nt == 1 ? "" : "s", GRAPH_COUNT_HEADER);
+	uint32_t a, b, w = 1;
+	if (nt == 1) {
+		NL_CHECK(graph_parse_id(t, path, line, tok[0], pr->labels, &g->names, &a, err));
+		g->n = a + 1 > g->n ? a + 1 : g->n;
+		return 0;
+	}
+	if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &g->names, &a, err)) < 0 ||
+	    (rc = graph_parse_id(t, path, line, tok[1], pr->labels, &g->names, &b, err)) < 0 ||
+	    (nt == 3 && (rc = graph_parse_count(t, path, line, tok[2], &w, err)) < 0))
+		return rc;
+	if (a == b)
+		return topo_errf(t, err, NL_EFORMAT, "%s:%u: self-loop on router '%s' (a link joins two different routers)",
+				 path, line, tok[0]);
+	NL_CHECK(graph_push_links(t, path, line, &g->ends, &g->n_links, &g->cap_links, a, b, w, err));
+	if (a + 1 > g->n)
+		g->n = a + 1;
+	if (b + 1 > g->n)
+		g->n = b + 1;
+	return 0;
+}
+
+/* Every line of f into g. */
+static int graph_read(struct topo *t, const struct graph_params *pr, FILE *f, struct graph_edges *g,
+		      struct nl_err *err)
+{
+	char *buf = NULL;
+	size_t bufcap = 0;
+	unsigned line = 0;
+	bool has_counts = false;
+	int rc = 0;
 	ssize_t len;
-	while ((len = getline(&buf, &bufcap, f)) >= 0) {
+	while (rc == 0 && (len = getline(&buf, &bufcap, f)) >= 0) {
 		char *tok[3], *save = NULL;
 		int nt = 0;
 		line++;
 		/* The string functions below would stop at a NUL and drop the rest. */
 		if (memchr(buf, '\0', (size_t)len)) {
-			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, line);
-			goto out;
+			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", g->path, line);
+			break;
 		}
 		/* A byte order mark was read into the first id ("router id
 		 * '0' is not an integer"). */
@@ -258,85 +307,60 @@ static int graph_build(struct topo *t, struct nl_err *err)
 				tok[nt++] = w;
 			else
 				nt++;
-		if (nt == 0)
-			continue;
-		if (nt > 3 && has_counts) {
-			rc = topo_errf(t, err, NL_EFORMAT,
-				       "%s:%u: expected 'a b' or 'a b links', got %d fields (two router ids, then "
-				       "an optional count of parallel links; or one id, a router without links)",
-				       path, line, nt);
-			goto out;
-		}
-		if (nt != 2 && !has_counts) {
-			rc = topo_errf(t, err, NL_EFORMAT,
-				       "%s:%u: expected two router ids 'a b', got %d field%s (a link count as a third field "
-				       "is read after the line '# %s', as netloom's edgelist export writes)",
-				       path, line, nt, nt == 1 ? "" : "s", GRAPH_COUNT_HEADER);
-			goto out;
-		}
-		uint32_t a, b, w = 1;
-		if (nt == 1) {
-			if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &names, &a, err)) < 0)
-				goto out;
-			n = a + 1 > n ? a + 1 : n;
-			continue;
-		}
-		if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &names, &a, err)) < 0 ||
-		    (rc = graph_parse_id(t, path, line, tok[1], pr->labels, &names, &b, err)) < 0 ||
-		    (nt == 3 && (rc = graph_parse_count(t, path, line, tok[2], &w, err)) < 0))
-			goto out;
-		if (a == b) {
-			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: self-loop on router '%s' (a link joins two different routers)",
-				       path, line, tok[0]);
-			goto out;
-		}
-		if ((rc = graph_push_links(t, path, line, &ends, &n_links, &cap_links, a, b, w, err)) < 0)
-			goto out;
-		if (a + 1 > n)
-			n = a + 1;
-		if (b + 1 > n)
-			n = b + 1;
+		if (nt > 0)
+			rc = graph_take_line(t, pr, g, line, tok, nt, has_counts, err);
 	}
-	if (ferror(f)) {
-		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", path, strerror(errno));
-		goto out;
-	}
-	if (n == 0) {
-		rc = topo_errf(t, err, NL_EFORMAT, "%s: no links (expected lines 'a b')", path);
-		goto out;
-	}
+	free(buf);
+	if (rc == 0 && ferror(f))
+		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", g->path, strerror(errno));
+	return rc;
+}
+
+/* Routers and links that make a network: some link (or one router with
+ * endpoints), and no gap in the ids that would ask for arrays of a size
+ * the file does not justify. */
+static int graph_check_size(struct topo *t, const struct graph_params *pr, const struct graph_edges *g,
+			    struct nl_err *err)
+{
+	const char *path = g->path;
+	uint32_t n = g->n;
+	if (n == 0)
+		return topo_errf(t, err, NL_EFORMAT, "%s: no links (expected lines 'a b')", path);
 	/* A router without links is a whole network (a crossbar) or a gap. */
-	if (n_links == 0 && n > 1) {
-		rc = topo_errf(t, err, NL_EFORMAT,
-			       "%s: no links, but router ids up to %u (a router without links must be the only one, id 0)",
-			       path, n - 1);
-		goto out;
-	}
-	if (n_links == 0 && pr->p == 0) {
-		rc = topo_errf(t, err, NL_ECONFIG,
-			       "parameter 'p': 0 leaves %s's one router, which has no links, without ports; expected p >= 1",
-			       path);
-		goto out;
-	}
+	if (g->n_links == 0 && n > 1)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s: no links, but router ids up to %u (a router without links must be the only one, id 0)",
+				 path, n - 1);
+	if (g->n_links == 0 && pr->p == 0)
+		return topo_errf(t, err, NL_ECONFIG,
+				 "parameter 'p': 0 leaves %s's one router, which has no links, without ports; expected p >= 1",
+				 path);
 	/* Past one router every router has a link, so n routers need at least
 	 * n / 2 links: a larger id is a gap, refused before arrays of n are
 	 * allocated (a 20-byte file naming router 700000001 asked for 5.6 GB).
 	 * labels=1 numbers only the words it read, so it has no gaps. */
-	if (!pr->labels && n > 1 && n > 2 * (uint64_t)n_links) {
-		rc = topo_errf(t, err, NL_EFORMAT,
-			       "%s: largest router id is %u, but %zu link%s at most %llu routers (ids must run 0..n-1 "
-			       "without gaps)",
-			       path, n - 1, n_links, n_links == 1 ? " joins" : "s join", 2 * (unsigned long long)n_links);
-		goto out;
-	}
-	deg = calloc(n, sizeof *deg);
-	next = calloc(n, sizeof *next);
+	if (!pr->labels && n > 1 && n > 2 * (uint64_t)g->n_links)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s: largest router id is %u, but %zu link%s at most %llu routers (ids must run 0..n-1 "
+				 "without gaps)",
+				 path, n - 1, g->n_links, g->n_links == 1 ? " joins" : "s join",
+				 2 * (unsigned long long)g->n_links);
+	return 0;
+}
+
+/* The routers, their links in file order and p endpoints each; a router
+ * without links (a gap), or too many endpoints, refused. */
+static int graph_wire(struct topo *t, const struct graph_params *pr, const struct graph_edges *g, struct nl_err *err)
+{
+	uint32_t n = g->n;
+	uint32_t *deg = calloc(n, sizeof *deg), *next = calloc(n, sizeof *next);
+	int rc = 0;
 	if (!deg || !next) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < 2 * n_links; i++)
-		deg[ends[i]]++;
+	for (size_t i = 0; i < 2 * g->n_links; i++)
+		deg[g->ends[i]]++;
 	for (uint32_t r = 0; n > 1 && r < n; r++)
 		if (deg[r] == 0) {
 			/* With labels=1 only a lone id makes a router without
@@ -344,15 +368,15 @@ static int graph_build(struct topo *t, struct nl_err *err)
 			if (pr->labels)
 				rc = topo_errf(t, err, NL_EFORMAT,
 					       "%s: router '%s' has no links (a router without links must be the only one)",
-					       path, graph_names_word(&names, r));
+					       g->path, graph_names_word(&g->names, r));
 			else
 				rc = topo_errf(t, err, NL_EFORMAT,
 					       "%s: router %u has no links (ids must run 0..n-1 without gaps; largest is %u)",
-					       path, r, n - 1);
+					       g->path, r, n - 1);
 			goto out;
 		}
 	if ((uint64_t)n * (uint64_t)pr->p >= TOPO_EP_BIT) {
-		rc = topo_errf(t, err, NL_ERANGE, "%s: %u routers x p=%lld endpoints is more than supported", path, n,
+		rc = topo_errf(t, err, NL_ERANGE, "%s: %u routers x p=%lld endpoints is more than supported", g->path, n,
 			       (long long)pr->p);
 		goto out;
 	}
@@ -360,15 +384,25 @@ static int graph_build(struct topo *t, struct nl_err *err)
 		deg[r] += (uint32_t)pr->p;
 	if ((rc = topo_alloc(t, n, deg, 0, n * (uint32_t)pr->p, err)) < 0)
 		goto out;
-	for (size_t i = 0; i < n_links; i++) {
-		uint32_t a = ends[2 * i], b = ends[2 * i + 1];
+	for (size_t i = 0; i < g->n_links; i++) {
+		uint32_t a = g->ends[2 * i], b = g->ends[2 * i + 1];
 		topo_connect(t, a, next[a]++, b, next[b]++);
 	}
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < (uint32_t)pr->p; i++)
 			topo_attach(t, r * (uint32_t)pr->p + i, r, next[r]++);
-	dist = malloc((size_t)n * sizeof *dist);
-	queue = malloc((size_t)n * sizeof *queue);
+out:
+	free(deg);
+	free(next);
+	return rc;
+}
+
+/* Every router reached from router 0. */
+static int graph_check_connected(struct topo *t, const struct graph_params *pr, const struct graph_edges *g,
+				 struct nl_err *err)
+{
+	uint32_t n = g->n, *dist = malloc((size_t)n * sizeof *dist), *queue = malloc((size_t)n * sizeof *queue);
+	int rc = 0;
 	if (!dist || !queue) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
@@ -378,22 +412,34 @@ static int graph_build(struct topo *t, struct nl_err *err)
 		if (dist[r] == UINT32_MAX) {
 			if (pr->labels)
 				rc = topo_errf(t, err, NL_EFORMAT,
-					       "%s: graph is not connected: router '%s' cannot be reached from router '%s'", path,
-					       graph_names_word(&names, r), graph_names_word(&names, 0));
+					       "%s: graph is not connected: router '%s' cannot be reached from router '%s'",
+					       g->path, graph_names_word(&g->names, r), graph_names_word(&g->names, 0));
 			else
 				rc = topo_errf(t, err, NL_EFORMAT,
-					       "%s: graph is not connected: router %u cannot be reached from router 0", path, r);
-			goto out;
+					       "%s: graph is not connected: router %u cannot be reached from router 0", g->path,
+					       r);
+			break;
 		}
 out:
-	fclose(f);
-	free(buf);
-	free(ends);
-	free(deg);
-	free(next);
 	free(dist);
 	free(queue);
-	graph_names_release(&names);
+	return rc;
+}
+
+static int graph_build(struct topo *t, struct nl_err *err)
+{
+	const struct graph_params *pr = t->params;
+	struct graph_edges g = {.path = pr->file};
+	FILE *f = NULL;
+	int rc = graph_open(t, pr->file, &f, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = graph_read(t, pr, f, &g, err)) == 0 && (rc = graph_check_size(t, pr, &g, err)) == 0 &&
+	    (rc = graph_wire(t, pr, &g, err)) == 0)
+		rc = graph_check_connected(t, pr, &g, err);
+	fclose(f);
+	free(g.ends);
+	graph_names_release(&g.names);
 	return rc;
 }
 
