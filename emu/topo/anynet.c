@@ -297,53 +297,57 @@ static void anynet_release(struct topo *t)
 	}
 }
 
-static int anynet_build(struct topo *t, struct nl_err *err)
+/* The network_file opened, '-' and a directory refused by name (as
+ * graph's); ps->id_bound from its size. */
+static int anynet_open(struct topo *t, struct anynet_parse *ps, FILE **out, struct nl_err *err)
 {
-	const struct anynet_params *pr = t->params;
-	struct anynet_state *st = t->state;
-	struct anynet_parse ps = {.path = pr->file};
-	uint32_t *deg = NULL, *next = NULL, *dist = NULL, *queue = NULL, *nbr_base = NULL;
-	struct anynet_link *dl = NULL;
-	char *buf = NULL, **tok = NULL;
-	size_t bufcap = 0, n_dl = 0, tokcap = 0;
-	unsigned line = 0;
-	int rc = 0;
-	/* '-' as graph_build's. */
+	const char *path = ps->path;
 	struct nl_err named;
-	if (nl_input_named(pr->file, "BookSim anynet network_file", NL_EIO, &named) < 0)
+	if (nl_input_named(path, "BookSim anynet network_file", NL_EIO, &named) < 0)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': %s", named.msg);
-	FILE *f = fopen(pr->file, "r");
-
+	FILE *f = fopen(path, "r");
 	if (!f)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s; expected a BookSim anynet network_file",
-				 pr->file, strerror(errno));
+				 path, strerror(errno));
 	struct stat sb;
-	/* A directory, as graph_build's. */
 	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		fclose(f);
 		return topo_errf(t, err, NL_EIO, "parameter 'file': '%s' is a directory; expected a BookSim anynet "
-				 "network_file", pr->file);
+				 "network_file", path);
 	}
-	ps.id_bound = UINT64_MAX;
+	ps->id_bound = UINT64_MAX;
 	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
-		ps.id_bound = ((ps.file_bytes = (uint64_t)sb.st_size) + 1) / 2;
+		ps->id_bound = ((ps->file_bytes = (uint64_t)sb.st_size) + 1) / 2;
+	*out = f;
+	return 0;
+}
+
+/* Every line of f into ps (anynet_line). */
+static int anynet_read(struct topo *t, struct anynet_parse *ps, FILE *f, struct nl_err *err)
+{
+	char *buf = NULL, **tok = NULL;
+	size_t bufcap = 0, tokcap = 0;
+	unsigned line = 0;
+	int rc = 0;
 	ssize_t len;
-	while ((len = getline(&buf, &bufcap, f)) >= 0) {
+	while (rc == 0 && (len = getline(&buf, &bufcap, f)) >= 0) {
 		char *save = NULL;
 		int nt = 0;
 		line++;
 		/* A line of len bytes has at most len / 2 + 1 words. */
 		if ((size_t)len / 2 + 1 > tokcap) {
 			char **nt2 = realloc(tok, ((size_t)len / 2 + 1) * sizeof *tok);
-			if (!nt2)
-				goto nomem;
+			if (!nt2) {
+				rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", ps->path);
+				break;
+			}
 			tok = nt2;
 			tokcap = (size_t)len / 2 + 1;
 		}
 		/* The string functions below would stop at a NUL and drop the rest. */
 		if (memchr(buf, '\0', (size_t)len)) {
-			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", pr->file, line);
-			goto out;
+			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", ps->path, line);
+			break;
 		}
 		/* A byte order mark made the first word "unknown word
 		 * 'router'". */
@@ -353,93 +357,111 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 			*hash = '\0';
 		for (char *w = strtok_r(text, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
 			tok[nt++] = w;
-		if (nt && (rc = anynet_line(t, &ps, line, tok, nt, err)) < 0)
-			goto out;
+		if (nt)
+			rc = anynet_line(t, ps, line, tok, nt, err);
 	}
-	if (ferror(f)) {
-		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", pr->file, strerror(errno));
-		goto out;
-	}
-	uint32_t R = ps.n_routers, N = ps.n_nodes;
-	if (R == 0 || N == 0) {
-		rc = topo_errf(t, err, NL_EFORMAT, "%s: %s; expected lines 'router R node N ... router S ...'", pr->file,
-			       R ? "no nodes" : "no routers");
-		goto out;
-	}
-	for (uint32_t r = 0; r < R; r++)
-		if (!ps.router_line[r]) {
-			rc = topo_errf(t, err, NL_EFORMAT,
-				       "%s: router %u is missing; expected router ids 0..%u without gaps (largest %u, line %u)",
-				       pr->file, r, R - 1, R - 1, ps.router_line[R - 1]);
-			goto out;
-		}
-	for (uint32_t e = 0; e < N; e++)
-		if (ps.node_router[e] == UINT32_MAX) {
-			rc = topo_errf(t, err, NL_EFORMAT,
-				       "%s: node %u is missing; expected node ids 0..%u without gaps (largest %u, line %u)",
-				       pr->file, e, N - 1, N - 1, ps.node_line[N - 1]);
-			goto out;
-		}
+	free(buf);
+	free(tok);
+	if (rc == 0 && ferror(f))
+		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", ps->path, strerror(errno));
+	return rc;
+}
 
-	/* Directed channels: the last explicit mention of a -> b sets its
-	 * latency; an implied reverse (lat 0) only creates it, 1 cycle. */
-	if (ps.n_links) /* a lone router has none: qsort's array must not be NULL */
-		qsort(ps.links, ps.n_links, sizeof *ps.links, anynet_cmp_link);
-	dl = malloc((ps.n_links ? ps.n_links : 1) * sizeof *dl);
-	deg = calloc(R, sizeof *deg);
-	next = calloc(R, sizeof *next);
-	nbr_base = calloc((size_t)R + 1, sizeof *nbr_base);
-	if (!dl || !deg || !next || !nbr_base)
-		goto nomem;
-	for (size_t i = 0; i < ps.n_links;) {
+/* Some router and node, and their ids without gaps. */
+static int anynet_check_ids(struct topo *t, const struct anynet_parse *ps, struct nl_err *err)
+{
+	uint32_t R = ps->n_routers, N = ps->n_nodes;
+	if (R == 0 || N == 0)
+		return topo_errf(t, err, NL_EFORMAT, "%s: %s; expected lines 'router R node N ... router S ...'", ps->path,
+				 R ? "no nodes" : "no routers");
+	for (uint32_t r = 0; r < R; r++)
+		if (!ps->router_line[r])
+			return topo_errf(t, err, NL_EFORMAT,
+					 "%s: router %u is missing; expected router ids 0..%u without gaps (largest %u, line %u)",
+					 ps->path, r, R - 1, R - 1, ps->router_line[R - 1]);
+	for (uint32_t e = 0; e < N; e++)
+		if (ps->node_router[e] == UINT32_MAX)
+			return topo_errf(t, err, NL_EFORMAT,
+					 "%s: node %u is missing; expected node ids 0..%u without gaps (largest %u, line %u)",
+					 ps->path, e, N - 1, N - 1, ps->node_line[N - 1]);
+	return 0;
+}
+
+/* Directed channels into dl[0..*n_dl), sorted by (a, b): the last
+ * explicit mention of a -> b sets its latency; an implied reverse (lat 0)
+ * only creates it, 1 cycle. A latency after 'node N' on a router's line
+ * belongs to a channel to router N, which must exist. */
+static int anynet_channels(struct topo *t, struct anynet_parse *ps, struct anynet_link *dl, size_t *n_dl,
+			   struct nl_err *err)
+{
+	if (ps->n_links) /* a lone router has none: qsort's array must not be NULL */
+		qsort(ps->links, ps->n_links, sizeof *ps->links, anynet_cmp_link);
+	*n_dl = 0;
+	for (size_t i = 0; i < ps->n_links;) {
 		size_t j = i;
 		uint32_t lat = 1;
 		bool exists = false;
 		const struct anynet_link *nl = NULL;
-		for (; j < ps.n_links && ps.links[j].a == ps.links[i].a && ps.links[j].b == ps.links[i].b; j++) {
-			const struct anynet_link *l = &ps.links[j];
+		for (; j < ps->n_links && ps->links[j].a == ps->links[i].a && ps->links[j].b == ps->links[i].b; j++) {
+			const struct anynet_link *l = &ps->links[j];
 			exists |= l->kind != ANYNET_NODE_LAT;
 			if (l->kind != ANYNET_IMPLIED)
 				lat = l->lat;
 			if (l->kind == ANYNET_NODE_LAT && !nl)
 				nl = l;
 		}
-		if (!exists) {
-			rc = topo_errf(t, err, NL_EFORMAT,
-				       "%s:%u: latency %u after 'node %u' on router %u's line: BookSim gives it to the "
-				       "channel router %u -> router %u (node channels are always 1 cycle), and the two are "
-				       "not linked; expected a latency after 'router ID'",
-				       pr->file, nl->line, nl->lat, nl->b, nl->a, nl->a, nl->b);
-			goto out;
-		}
-		dl[n_dl] = ps.links[i];
-		dl[n_dl++].lat = lat;
+		if (!exists)
+			return topo_errf(t, err, NL_EFORMAT,
+					 "%s:%u: latency %u after 'node %u' on router %u's line: BookSim gives it to the "
+					 "channel router %u -> router %u (node channels are always 1 cycle), and the two are "
+					 "not linked; expected a latency after 'router ID'",
+					 ps->path, nl->line, nl->lat, nl->b, nl->a, nl->a, nl->b);
+		dl[*n_dl] = ps->links[i];
+		dl[(*n_dl)++].lat = lat;
 		i = j;
 	}
-	/* Every a -> b has b -> a (the reverse is implied), so the directed
-	 * list sorted by (a, b) gives each router its neighbours in
-	 * increasing id, and its port toward each. */
+	return 0;
+}
+
+/* The routers with their nodes (in increasing id) and channels, and each
+ * port's latency. Every a -> b has b -> a (the reverse is implied), so
+ * dl, sorted by (a, b), gives each router its neighbours in increasing
+ * id, and its port toward each. */
+static int anynet_wire(struct topo *t, const struct anynet_parse *ps, const struct anynet_link *dl, size_t n_dl,
+		       struct nl_err *err)
+{
+	struct anynet_state *st = t->state;
+	uint32_t R = ps->n_routers, N = ps->n_nodes;
+	uint32_t *deg = calloc(R, sizeof *deg), *next = calloc(R, sizeof *next);
+	uint32_t *nbr_base = calloc((size_t)R + 1, sizeof *nbr_base);
+	int rc = 0;
+	if (!deg || !next || !nbr_base) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", ps->path);
+		goto out;
+	}
 	for (size_t i = 0; i < n_dl; i++)
 		nbr_base[dl[i].a + 1]++;
 	for (uint32_t r = 0; r < R; r++)
 		nbr_base[r + 1] += nbr_base[r];
 	for (uint32_t e = 0; e < N; e++)
-		deg[ps.node_router[e]]++;
+		deg[ps->node_router[e]]++;
 	for (uint32_t r = 0; r < R; r++)
 		deg[r] += nbr_base[r + 1] - nbr_base[r];
 	for (uint32_t r = 0; r < R; r++)
 		if (deg[r] > 65535) {
-			rc = topo_errf(t, err, NL_ERANGE, "%s: router %u has %u ports; expected at most 65535", pr->file, r,
+			rc = topo_errf(t, err, NL_ERANGE, "%s: router %u has %u ports; expected at most 65535", ps->path, r,
 				       deg[r]);
 			goto out;
 		}
 	if ((rc = topo_alloc(t, R, deg, 0, N, err)) < 0)
 		goto out;
 	st->lat = calloc(t->n_ports, sizeof *st->lat);
-	if (!st->lat)
-		goto nomem;
+	if (!st->lat) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", ps->path);
+		goto out;
+	}
 	for (uint32_t e = 0; e < N; e++) { /* nodes in increasing id per router */
-		uint32_t r = ps.node_router[e], p = next[r]++;
+		uint32_t r = ps->node_router[e], p = next[r]++;
 		topo_attach(t, e, r, p);
 		st->lat[t->port_base[r] + p] = 1; /* BookSim's node channels: always 1 */
 	}
@@ -461,36 +483,62 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 		NL_ASSERT(lo < nbr_base[b + 1] && dl[lo].b == a);
 		topo_connect(t, a, pa, b, next[b] + (lo - nbr_base[b]));
 	}
-	dist = malloc((size_t)R * sizeof *dist);
-	queue = malloc((size_t)R * sizeof *queue);
-	if (!dist || !queue)
-		goto nomem;
+out:
+	free(deg);
+	free(next);
+	free(nbr_base);
+	return rc;
+}
+
+/* Every router reached from router 0: BookSim's routing table needs a
+ * connected network. */
+static int anynet_check_connected(struct topo *t, const struct anynet_parse *ps, struct nl_err *err)
+{
+	uint32_t R = ps->n_routers, *dist = malloc((size_t)R * sizeof *dist), *queue = malloc((size_t)R * sizeof *queue);
+	int rc = 0;
+	if (!dist || !queue) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", ps->path);
+		goto out;
+	}
 	topo_bfs(t, 0, dist, queue);
 	for (uint32_t r = 0; r < R; r++)
 		if (dist[r] == UINT32_MAX) {
 			rc = topo_errf(t, err, NL_EFORMAT,
 				       "%s:%u: router %u cannot be reached from router 0; expected a connected network "
 				       "(BookSim's routing table needs one)",
-				       pr->file, ps.router_line[r], r);
-			goto out;
+				       ps->path, ps->router_line[r], r);
+			break;
 		}
-	goto out;
-nomem:
-	rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", pr->file);
 out:
+	free(dist);
+	free(queue);
+	return rc;
+}
+
+static int anynet_build(struct topo *t, struct nl_err *err)
+{
+	const struct anynet_params *pr = t->params;
+	struct anynet_parse ps = {.path = pr->file};
+	struct anynet_link *dl = NULL;
+	size_t n_dl = 0;
+	FILE *f = NULL;
+	int rc = anynet_open(t, &ps, &f, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = anynet_read(t, &ps, f, err)) == 0 && (rc = anynet_check_ids(t, &ps, err)) == 0) {
+		dl = malloc((ps.n_links ? ps.n_links : 1) * sizeof *dl);
+		if (!dl)
+			rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", pr->file);
+		else if ((rc = anynet_channels(t, &ps, dl, &n_dl, err)) == 0 &&
+			 (rc = anynet_wire(t, &ps, dl, n_dl, err)) == 0)
+			rc = anynet_check_connected(t, &ps, err);
+	}
 	fclose(f);
-	free(buf);
-	free(tok);
 	free(ps.node_router);
 	free(ps.node_line);
 	free(ps.router_line);
 	free(ps.links);
 	free(dl);
-	free(deg);
-	free(next);
-	free(nbr_base);
-	free(dist);
-	free(queue);
 	if (rc < 0)
 		anynet_release(t);
 	return rc;
