@@ -815,21 +815,162 @@ static int cli_replay_mpi_open(int argc, char **argv, struct net_mpi **m, struct
 	return 0;
 }
 
+/* One 'netloom replay': its options, its networks and how they went. */
+struct cli_replay_job {
+	struct cli_replay_opts o;
+	struct cli_replay_hooks hooks;
+	struct cli_replay_run runs[CLI_REPLAY_MAX_TOPOS];
+	size_t n_runs;
+	struct net_mpi *mpi;
+	bool pick_routing; /* --topology without routing_function: each network's default */
+	bool any_deadlock;
+	bool is_tl_lost;      /* the timeline could not be written */
+	struct nl_err tl_err; /* why */
+};
+
+/* Rank 0's warnings about the inputs: an empty -c file, keys a replay
+ * does not read. */
+static void cli_replay_warn_inputs(const struct cli_replay_job *j, nl_sim *sim0)
+{
+	const struct cli_replay_opts *o = &j->o;
+	if (net_mpi_rank(j->mpi) != 0)
+		return;
+	for (size_t i = 0; i < o->n_files; i++)
+		if (o->files_empty[i])
+			cli_warn_config_empty("replay", NULL, o->files[i]);
+	cli_warn_unread_replay("replay", session_config(sim0), o->sets, o->n_sets);
+	cli_warn_unread_placement("replay", session_config(sim0), o->sets, o->n_sets);
+}
+
+/* Every network is prepared (topology, routing, placement, the backend)
+ * before the first replays: a --topology its routing does not run on was
+ * refused only after the networks before it had replayed, minutes of
+ * flit simulation thrown away (exit 2 is "checked first"). The networks
+ * stay built until the end either way, for the report. The first takes
+ * *sim0. */
+static int cli_replay_prepare_all(struct cli_replay_job *j, nl_sim **sim0, struct nl_err *err)
+{
+	const struct cli_replay_opts *o = &j->o;
+	size_t want = o->n_topos ? o->n_topos : 1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < want; i++) {
+		struct cli_replay_run *run = &j->runs[i];
+		run->topology = o->n_topos ? o->topos[i] : NULL;
+		if (i == 0) {
+			run->sim = *sim0;
+			*sim0 = NULL;
+		} else {
+			rc = net_mpi_agree(j->mpi, cli_replay_session(o, &run->sim, err), err);
+			if (rc < 0) {
+				nl_sim_free(run->sim); /* made on a rank where it did not fail */
+				run->sim = NULL;
+				break;
+			}
+			session_set_mpi(run->sim, j->mpi, SESSION_SPREAD_NETWORK);
+		}
+		j->n_runs++;
+		struct session_replay_opts ro = cli_replay_ro(run, j->pick_routing, &j->hooks, NULL);
+		rc = session_replay_prepare(run->sim, o->trace, &ro, err);
+	}
+	/* Said once the networks are built: a refused one needs no warning. */
+	if (rc == 0 && net_mpi_rank(j->mpi) == 0 &&
+	    (o->n_topos || config_get(session_config(j->runs[0].sim), "topology"))) {
+		char what[64];
+		if (o->n_topos > 1)
+			snprintf(what, sizeof what, "the %zu networks predict the same runtime", o->n_topos);
+		else
+			snprintf(what, sizeof what, "the topology changes no prediction");
+		cli_warn_topology_unused("replay", session_config(j->runs[0].sim), what, "docs/replay.md");
+	}
+	return rc;
+}
+
+/* The trace replayed on each network in turn. */
+static int cli_replay_run_all(struct cli_replay_job *j, struct nl_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < j->n_runs; i++) {
+		struct cli_replay_run *run = &j->runs[i];
+		rc = cli_replay_run_one(run, j->o.trace, j->pick_routing, &j->hooks, err);
+		if (rc == 0)
+			j->any_deadlock |= run->v->deadlock;
+		/* The timeline is the first network's: written unless it
+		 * deadlocked, and its staged archive removed (cli_timeline_free)
+		 * before the next network, whose replay no longer polls for a
+		 * signal (out_staged_poll). One that cannot be written is said
+		 * at the end, after the report and the JSON. */
+		if (rc == 0 && i == 0 && j->hooks.tl && !run->v->deadlock)
+			j->is_tl_lost = cli_timeline_finish(j->hooks.tl, &j->tl_err) < 0;
+		if (i == 0) {
+			cli_timeline_free(j->hooks.tl);
+			j->hooks.tl = NULL;
+		}
+		/* Rank 0 alone writes the timeline: the next network waits for it. */
+		rc = net_mpi_agree(j->mpi, rc, err);
+	}
+	return rc;
+}
+
+/* The report on stdout: the table of networks (text or CSV) and the first
+ * network's detail. Not when the JSON or the SVG goes to stdout, as the
+ * only thing there (as interfere's --json - and --plot -). */
+static void cli_replay_print(const struct cli_replay_job *j)
+{
+	const struct cli_replay_opts *o = &j->o;
+	const struct session_replay_view *v0 = j->runs[0].v;
+	const struct trace_manifest *m = v0->m;
+	struct cli_replay_info info = {
+		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why,
+		.placement = v0->placement, .placement_seed = v0->ac->placement_seed, .ranks_per_node = v0->ac->ranks_per_node,
+		.placement_map = v0->ac->placement_map};
+	if ((o->json && !strcmp(o->json, "-")) || (o->svg && !strcmp(o->svg, "-")))
+		return;
+	if (o->csv && j->n_runs > 1) {
+		cli_replay_table_csv(stdout, j->runs, j->n_runs, m, &info);
+	} else if (o->csv) {
+		if (!j->any_deadlock)
+			cli_replay_csv(stdout, app_results(v0->app));
+		if (info.comparable == 0)
+			fprintf(stderr, "netloom replay: the recorded runtime is not comparable with a prediction (%s)\n",
+				info.comparable_why);
+	} else {
+		if (j->n_runs > 1) {
+			cli_replay_table(stdout, j->runs, j->n_runs, m, o->trace, v0->backend, &info);
+			if (!v0->deadlock)
+				fprintf(stdout, "\ndetail for the first network:\n\n");
+		}
+		if (!v0->deadlock)
+			cli_replay_report(stdout, v0->app, m, o->trace, v0->backend, v0->net_report, &info);
+	}
+}
+
+/* --json: one network's results as nl_sim_write_json writes them, several
+ * networks' as one document. The status, a lost file said. */
+static int cli_replay_write_json(const struct cli_replay_job *j, double t0, int status)
+{
+	const char *path = j->o.json;
+	struct nl_err err = {0};
+	json_t *doc = NULL;
+	int rc;
+	if (j->n_runs == 1)
+		rc = nl_sim_write_json(j->runs[0].sim, 0, path, &err);
+	else if ((doc = cli_replay_doc_multi(j->runs, j->n_runs, j->pick_routing, t0)))
+		rc = out_write_json(path, doc, &err);
+	else
+		rc = nl_errf(&err, NL_ENOMEM, "%s: out of memory", path);
+	json_decref(doc);
+	return rc < 0 ? cli_report_unwritten("--json", path, &err) : status;
+}
+
 int cli_replay_main(int argc, char **argv)
 {
-	struct nl_err err = {0}, tl_err = {0}; /* tl_err: why the timeline was not written */
-	struct cli_replay_opts o = {0};
-	struct cli_replay_hooks hooks = {.o = &o};
-	struct cli_replay_run runs[CLI_REPLAY_MAX_TOPOS];
+	struct nl_err err = {0};
+	struct cli_replay_job j = {.hooks = {.o = &j.o}};
 	nl_sim *sim0 = NULL;
-	size_t n_runs = 0;
-	json_t *doc = NULL;
-	bool help = false, any_deadlock = false, is_tl_lost = false;
+	bool help = false;
 	int status = CLI_OK, rc;
 	double t0 = nl_wall_seconds();
 
-	struct net_mpi *mpi = NULL;
-	memset(runs, 0, sizeof runs);
 	/* SIGINT, SIGTERM: what --otf2 has staged is removed, then the
 	 * process ends by the signal (core/output.h). */
 	out_signals_catch();
@@ -839,7 +980,7 @@ int cli_replay_main(int argc, char **argv)
 	char **given = malloc((size_t)argc * sizeof *given);
 	if (given)
 		memcpy(given, argv, (size_t)argc * sizeof *given);
-	rc = cli_replay_args(argc, argv, &sim0, &o, &err, &help);
+	rc = cli_replay_args(argc, argv, &sim0, &j.o, &err, &help);
 	if (rc == 0 && help) {
 		/* Said once per launch, by rank 0 after the ranks compared
 		 * their command lines (cli_mpi_stop_say). */
@@ -847,139 +988,47 @@ int cli_replay_main(int argc, char **argv)
 		goto out;
 	}
 	/* Every rank opens MPI, then all agree on the command line and files. */
-	if ((status = cli_replay_mpi_open(argc, given ? given : argv, &mpi, &o)) != CLI_OK)
+	if ((status = cli_replay_mpi_open(argc, given ? given : argv, &j.mpi, &j.o)) != CLI_OK)
 		goto out;
-	rc = net_mpi_agree(mpi, rc, &err);
+	rc = net_mpi_agree(j.mpi, rc, &err);
+	if (rc == 0) {
+		session_set_mpi(sim0, j.mpi, SESSION_SPREAD_NETWORK);
+		cli_replay_warn_inputs(&j, sim0);
+		j.pick_routing = j.o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
+		rc = cli_replay_prepare_all(&j, &sim0, &err);
+	}
 	if (rc == 0)
-		session_set_mpi(sim0, mpi, SESSION_SPREAD_NETWORK);
-	for (size_t i = 0; rc == 0 && net_mpi_rank(mpi) == 0 && i < o.n_files; i++)
-		if (o.files_empty[i])
-			cli_warn_config_empty("replay", NULL, o.files[i]);
-	if (rc == 0 && net_mpi_rank(mpi) == 0) {
-		cli_warn_unread_replay("replay", session_config(sim0), o.sets, o.n_sets);
-		cli_warn_unread_placement("replay", session_config(sim0), o.sets, o.n_sets);
-	}
-	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
-	size_t want = o.n_topos ? o.n_topos : 1;
-	/* Every network is prepared (topology, routing, placement, the
-	 * backend) before the first replays: a --topology its routing does
-	 * not run on was refused only after the networks before it had
-	 * replayed, minutes of flit simulation thrown away (exit 2 is
-	 * "checked first"). The networks stay built until the end either way,
-	 * for the report. */
-	for (size_t i = 0; rc == 0 && i < want; i++) {
-		runs[i].topology = o.n_topos ? o.topos[i] : NULL;
-		if (i == 0) {
-			runs[i].sim = sim0;
-			sim0 = NULL;
-		} else {
-			rc = net_mpi_agree(mpi, cli_replay_session(&o, &runs[i].sim, &err), &err);
-			if (rc < 0) {
-				nl_sim_free(runs[i].sim); /* made on a rank where it did not fail */
-				runs[i].sim = NULL;
-				break;
-			}
-			session_set_mpi(runs[i].sim, mpi, SESSION_SPREAD_NETWORK);
-		}
-		n_runs++;
-		struct session_replay_opts ro = cli_replay_ro(&runs[i], pick_routing, &hooks, NULL);
-		rc = session_replay_prepare(runs[i].sim, o.trace, &ro, &err);
-	}
-	/* Said once the networks are built: a refused one needs no warning. */
-	if (rc == 0 && net_mpi_rank(mpi) == 0 && (o.n_topos || config_get(session_config(runs[0].sim), "topology"))) {
-		char what[64];
-		if (o.n_topos > 1)
-			snprintf(what, sizeof what, "the %zu networks predict the same runtime", o.n_topos);
-		else
-			snprintf(what, sizeof what, "the topology changes no prediction");
-		cli_warn_topology_unused("replay", session_config(runs[0].sim), what, "docs/replay.md");
-	}
-	for (size_t i = 0; rc == 0 && i < n_runs; i++) {
-		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
-		if (rc == 0)
-			any_deadlock |= runs[i].v->deadlock;
-		/* The timeline is the first network's: written unless it
-		 * deadlocked, and its staged archive removed (cli_timeline_free)
-		 * before the next network, whose replay no longer polls for a
-		 * signal (out_staged_poll). One that cannot be written is said
-		 * at the end, after the report and the JSON. */
-		if (rc == 0 && i == 0 && hooks.tl && !runs[0].v->deadlock)
-			is_tl_lost = cli_timeline_finish(hooks.tl, &tl_err) < 0;
-		if (i == 0) {
-			cli_timeline_free(hooks.tl);
-			hooks.tl = NULL;
-		}
-		/* Rank 0 alone writes the timeline: the next network waits for it. */
-		rc = net_mpi_agree(mpi, rc, &err);
-	}
+		rc = cli_replay_run_all(&j, &err);
 	/* A spec of a -c file ('topology = torus;') is refused as the
 	 * network is built, not as the file is read. */
-	for (size_t i = 0; rc < 0 && i < o.n_files; i++)
-		cli_config_spec_hint(o.files[i], &err);
+	for (size_t i = 0; rc < 0 && i < j.o.n_files; i++)
+		cli_config_spec_hint(j.o.files[i], &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;
 	}
-	if (any_deadlock)
+	if (j.any_deadlock)
 		status = CLI_FAIL;
-
-	const struct session_replay_view *v0 = runs[0].v;
-	const struct trace_manifest *m = v0->m;
-	struct cli_replay_info info = {
-		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why,
-		.placement = v0->placement, .placement_seed = v0->ac->placement_seed, .ranks_per_node = v0->ac->ranks_per_node,
-		.placement_map = v0->ac->placement_map};
-	/* With the JSON or the SVG on stdout, it is the only thing there (as
-	 * interfere's --json - and --plot -): the report is not printed. */
-	bool doc_stdout = (o.json && !strcmp(o.json, "-")) || (o.svg && !strcmp(o.svg, "-"));
-	const char *backend = v0->backend;
-	if (!doc_stdout) {
-		if (o.csv && n_runs > 1) {
-			cli_replay_table_csv(stdout, runs, n_runs, m, &info);
-		} else if (o.csv) {
-			if (!any_deadlock)
-				cli_replay_csv(stdout, app_results(v0->app));
-			if (info.comparable == 0)
-				fprintf(stderr, "netloom replay: the recorded runtime is not comparable with a prediction (%s)\n",
-					info.comparable_why);
-		} else {
-			if (n_runs > 1) {
-				cli_replay_table(stdout, runs, n_runs, m, o.trace, backend, &info);
-				if (!v0->deadlock)
-					fprintf(stdout, "\ndetail for the first network:\n\n");
-			}
-			if (!v0->deadlock)
-				cli_replay_report(stdout, v0->app, m, o.trace, backend, v0->net_report, &info);
-		}
-	}
-	if (o.json) {
-		if (n_runs == 1)
-			rc = nl_sim_write_json(runs[0].sim, 0, o.json, &err);
-		else if ((doc = cli_replay_doc_multi(runs, n_runs, pick_routing, t0)))
-			rc = out_write_json(o.json, doc, &err);
-		else
-			rc = nl_errf(&err, NL_ENOMEM, "%s: out of memory", o.json);
-		if (rc < 0)
-			status = cli_report_unwritten("--json", o.json, &err);
-	}
-	if (is_tl_lost)
-		status = cli_replay_timeline_lost(&o, &tl_err, status);
-	if (runs[0].v->deadlock && (o.svg || o.otf2))
-		cli_replay_timeline_deadlocked(&o, n_runs > 1);
+	cli_replay_print(&j);
+	if (j.o.json)
+		status = cli_replay_write_json(&j, t0, status);
+	if (j.is_tl_lost)
+		status = cli_replay_timeline_lost(&j.o, &j.tl_err, status);
+	if (j.runs[0].v->deadlock && (j.o.svg || j.o.otf2))
+		cli_replay_timeline_deadlocked(&j.o, j.n_runs > 1);
 out:
-	json_decref(doc);
-	cli_timeline_free(hooks.tl);
-	for (size_t i = 0; i < n_runs; i++)
-		nl_sim_free(runs[i].sim);
+	cli_timeline_free(j.hooks.tl);
+	for (size_t i = 0; i < j.n_runs; i++)
+		nl_sim_free(j.runs[i].sim);
 	nl_sim_free(sim0);
-	free(o.files);
-	free(o.files_empty);
-	free(o.sets);
+	free(j.o.files);
+	free(j.o.files_empty);
+	free(j.o.sets);
 	free(given);
 	/* Here, not only in main.c's: a report lost on rank 0's stdout fails
 	 * every rank. */
 	status = cli_stdout_finish(status, 0);
-	status = net_mpi_agree_exit(mpi, status);
-	net_mpi_close(mpi);
+	status = net_mpi_agree_exit(j.mpi, status);
+	net_mpi_close(j.mpi);
 	return status;
 }
