@@ -205,26 +205,10 @@ static void cli_replay_trace_what(FILE *f, const struct trace_manifest *m)
 		m->n_ranks == 1 ? "" : "s");
 }
 
-static void cli_replay_report(FILE *f, const struct app *app, const struct trace_manifest *m,
-			      const char *trace_path, const char *backend, json_t *net_report,
-			      const struct cli_replay_info *info)
+/* The rank table: each rank's compute, communication, wait and finish
+ * times (the first 32 past 64 ranks) and their means. */
+static void cli_replay_rank_table(FILE *f, const struct app_results *res)
 {
-	const struct app_results *res = app_results(app);
-	double pred = (double)res->runtime_ps * 1e-12;
-	const char *topo = json_string_value(json_object_get(net_report, "topology"));
-	const char *routing = json_string_value(json_object_get(net_report, "routing"));
-	fprintf(f, "netloom replay: %s ", trace_path);
-	cli_replay_trace_what(f, m);
-	fprintf(f, " on backend %s%s%s%s%s\n", backend, topo ? ", topology " : "", topo ? topo : "",
-		routing ? ", routing " : "", routing ? routing : "");
-	fprintf(f, "  predicted runtime  %.9f s\n", pred);
-	if (info->placement && strcmp(info->placement, "linear")) {
-		fprintf(f, "  placement          ");
-		cli_put_placement(f, info->placement, info->placement_seed, info->ranks_per_node, info->placement_map);
-		fputc('\n', f);
-	}
-	cli_replay_recorded(f, m, info, pred);
-
 	fprintf(f, "\n  %6s %14s %14s %14s %14s %10s\n", "rank", "compute_s", "comm_s", "wait_s", "finish_s",
 		"messages");
 	uint32_t shown = res->n_ranks <= 64 ? res->n_ranks : 32;
@@ -244,7 +228,12 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 			res->n_ranks - shown == 1 ? "" : "s");
 	fprintf(f, "  %6s %14.9f %14.9f %14.9f %14.9f\n", "mean", sum[0] / res->n_ranks, sum[1] / res->n_ranks,
 		sum[2] / res->n_ranks, sum[3] / res->n_ranks);
+}
 
+/* Messages: counts by kind and protocol, and what did not match as
+ * recorded (unreceived sends, unknown requests, diverged cancels). */
+static void cli_replay_messages(FILE *f, const struct app_results *res)
+{
 	char human[32];
 	cli_bytes_human(human, sizeof human, res->bytes);
 	fprintf(f, "\n  messages: %" PRIu64 " (%" PRIu64 " byte%s%s): %" PRIu64 " point-to-point, %" PRIu64
@@ -267,7 +256,11 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 			k ? k : "call the trace does not hold", res->cancel_div_recorded ? "cancelled" : "not cancelled",
 			res->cancel_div_recorded ? "not cancelled" : "cancelled");
 	}
+}
 
+/* Message latency, all and by size class. */
+static void cli_replay_latencies(FILE *f, const struct app *app, const struct app_results *res)
+{
 	fprintf(f, "\n  %-22s %10s %12s %12s %12s %12s\n", "latency by size", "messages", "mean", "p50", "p99",
 		"max");
 	for (int c = -1; c < APP_SIZE_CLASSES; c++) {
@@ -292,7 +285,11 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	if (res->self_msgs)
 		fprintf(f, "  (and %" PRIu64 " message%s ranks sent to themselves: delivered at once, no latency)\n",
 			res->self_msgs, res->self_msgs == 1 ? "" : "s");
+}
 
+/* Each collective's calls and the algorithms that ran them. */
+static void cli_replay_collectives(FILE *f, const struct app_results *res)
+{
 	bool any = false;
 	for (unsigned c = 0; c < APP_COLL__COUNT; c++) {
 		if (!res->coll_calls[c])
@@ -307,7 +304,11 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 				fprintf(f, " %s %" PRIu32, app_alg_name(g), res->coll_alg_used[c][g]);
 		fputc('\n', f);
 	}
+}
 
+/* The busiest links of the network's report, or why there are none. */
+static void cli_replay_links(FILE *f, json_t *net_report, const char *backend)
+{
 	json_t *links = json_object_get(net_report, "busiest_links");
 	if (json_array_size(links)) {
 		fprintf(f, "\n  busiest links:\n");
@@ -337,7 +338,12 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 				? "link_model = none"
 				: "no link report");
 	}
+}
 
+/* The network's own lines: what the flit model simulated, and the
+ * cables behind cable_latency. */
+static void cli_replay_network(FILE *f, json_t *net_report)
+{
 	/* What the flit model simulated: its flit-hops are what a replay costs
 	 * (docs/replay.md, "Cost of a flit replay"), so a user can tell a
 	 * long replay's cause before trying a bigger one. No wall-clock time
@@ -369,6 +375,33 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 			json_real_value(json_object_get(ll, "mean_ns")), json_real_value(json_object_get(ll, "max_ns")),
 			json_real_value(json_object_get(ll, "per_message_ns")));
 	}
+}
+
+static void cli_replay_report(FILE *f, const struct app *app, const struct trace_manifest *m,
+			      const char *trace_path, const char *backend, json_t *net_report,
+			      const struct cli_replay_info *info)
+{
+	const struct app_results *res = app_results(app);
+	double pred = (double)res->runtime_ps * 1e-12;
+	const char *topo = json_string_value(json_object_get(net_report, "topology"));
+	const char *routing = json_string_value(json_object_get(net_report, "routing"));
+	fprintf(f, "netloom replay: %s ", trace_path);
+	cli_replay_trace_what(f, m);
+	fprintf(f, " on backend %s%s%s%s%s\n", backend, topo ? ", topology " : "", topo ? topo : "",
+		routing ? ", routing " : "", routing ? routing : "");
+	fprintf(f, "  predicted runtime  %.9f s\n", pred);
+	if (info->placement && strcmp(info->placement, "linear")) {
+		fprintf(f, "  placement          ");
+		cli_put_placement(f, info->placement, info->placement_seed, info->ranks_per_node, info->placement_map);
+		fputc('\n', f);
+	}
+	cli_replay_recorded(f, m, info, pred);
+	cli_replay_rank_table(f, res);
+	cli_replay_messages(f, res);
+	cli_replay_latencies(f, app, res);
+	cli_replay_collectives(f, res);
+	cli_replay_links(f, net_report, backend);
+	cli_replay_network(f, net_report);
 }
 
 static void cli_replay_csv(FILE *f, const struct app_results *res)
