@@ -661,5 +661,17 @@ for other in "$dir/./same.out" "$dir/same-link.out"; do
   [ ! -e "$dir/same.out" ] || [ "$(cat "$dir/same.out")" = old ] || fail "same file $other: written"
 done
 
+# The study of docs/placement.md (scripts/interfere-study.sh), at two
+# all-to-alls: its output is the doc's table alone. It gave every run a
+# [workload] seed, so the contiguous and round-robin runs, which draw
+# nothing, each printed "netloom interfere: warning: ...contiguous-1.ini:2:
+# [workload] key 'seed': value '1' is not read by interfere ...".
+study=$(dirname "$0")/../../scripts/interfere-study.sh
+BULLY_ITERS=2 SEEDS="1 2" "$study" "$(dirname "$netloom")" > "$dir/study.out" 2> "$dir/study.err"; rc=$?
+expect_eq "interfere-study.sh: status, stderr" "$rc:$(cat "$dir/study.err")" "0:"
+expect_eq "interfere-study.sh: runs (contiguous, random-node 1 and 2, round-robin)" \
+  "$(awk 'NR > 1 && NF == 0 {exit} NR > 1 {printf "%s %s,", $1, $2}' "$dir/study.out")" \
+  "contiguous 1,random-node 1,random-node 2,round-robin 1,"
+
 [ $fails -eq 0 ] && echo "interfere: all checks passed"
 exit $((fails > 0))
