@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/ini_lines.h"
 #include "core/param.h"
@@ -64,6 +65,38 @@ static int wl_bad(struct wl_ctx *x, const char *section, const char *key, const 
 	x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s': value '%s': expected %s", x->path, x->src.line,
 			section, key, value, expected);
 	return 0;
+}
+
+/* A key no section of its kind reads, refused with the keys it has
+ * (`expected`) and, when the key is a typo of one of them (config_name_near:
+ * 'placment', 'start' for start_s), that one: a config file's unknown key
+ * had the suggestion, a workload's not. */
+static int wl_bad_key(struct wl_ctx *x, const char *section, const char *key, const char *value,
+		      const char *expected, const char *const *keys, size_t n_keys)
+{
+	const char *near = config_name_near(key, strlen(key), keys, n_keys);
+	x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s': value '%s': expected %s%s%s%s", x->path,
+			x->src.line, section, key, value, expected, near ? " (did you mean '" : "", near ? near : "",
+			near ? "'?)" : "");
+	return 0;
+}
+
+/* A job's keys, as the message for an unknown one lists them: the first
+ * WL_N_ANY_JOB_KEYS any job's, the rest a synthetic job's. */
+static const char *const wl_job_keys[] = {
+	"trace", "placement", "placement_seed", "ranks_per_node", "placement_inner", "placement_map", "start_s",
+	"repeat",
+	"synthetic", "ranks", "bytes", "interval_s", "steps",
+};
+enum { WL_N_ANY_JOB_KEYS = 8 };
+
+static int wl_bad_job_key(struct wl_ctx *x, const char *section, const char *key, const char *value)
+{
+	char expected[256] = "a job key: ";
+	for (size_t i = 0; i < sizeof wl_job_keys / sizeof *wl_job_keys; i++)
+		snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s",
+			 i == WL_N_ANY_JOB_KEYS ? "; or for a synthetic job " : i ? ", " : "", wl_job_keys[i]);
+	return wl_bad_key(x, section, key, value, expected, wl_job_keys, sizeof wl_job_keys / sizeof *wl_job_keys);
 }
 
 static bool wl_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -226,9 +259,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		j->synth_interval_ps = (uint64_t)llround(d * 1e12);
 		return 0;
 	}
-	return wl_bad(x, section, key, value,
-		      "a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, "
-		      "start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps");
+	return wl_bad_job_key(x, section, key, value);
 }
 
 /* A section begins (its header at line, the index-th header of the file):
@@ -315,8 +346,10 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 		uint64_t u;
 		if (wl_twice(x, section, key))
 			return 0;
-		if (strcmp(key, "seed"))
-			return wl_bad(x, section, key, value, "a [workload] key: seed");
+		if (strcmp(key, "seed")) {
+			static const char *const keys[] = {"seed"};
+			return wl_bad_key(x, section, key, value, "a [workload] key: seed", keys, 1);
+		}
 		if (wl_seed(x, section, key, value, &u)) {
 			w->seed = u;
 			w->seed_line = x->src.line;

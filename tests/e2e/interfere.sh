@@ -329,7 +329,7 @@ bad rpn $'[job A]\ntrace = a.nlt\nranks_per_node = two' \
 bad policy $'[job A]\ntrace = a.nlt\nplacement = nearest' \
   "$dir/policy.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
-  "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps"
+  "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps (did you mean 'start_s'?)"
 bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
   "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
 # Seconds are decimal, as a command's numbers are: strtod read C99's

@@ -325,6 +325,27 @@ static void test_workload(void)
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'repeat': value '0': expected an integer 1..1000000");
 	CHECK_EQ(w.n_jobs, 0);
+	/* An unknown key names the one it is a typo of, as a config file's
+	 * does; the list alone when it is none's. */
+	path = map_file("[job a]\ntrace = a.nlt\nplacment = spread\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'placment': value 'spread': expected a job key: trace, placement, placement_seed, "
+		  "ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, "
+		  "ranks, bytes, interval_s, steps (did you mean 'placement'?)");
+	path = map_file("[job a]\nsynthetic = ring\nranks = 4\nintervals = 1\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":4: [job a] key 'intervals': value '1': expected a job key: trace, placement, placement_seed, "
+		  "ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, "
+		  "ranks, bytes, interval_s, steps (did you mean 'interval_s'?)");
+	path = map_file("[job a]\ntrace = a.nlt\nnodes = 2\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  "key 'nodes': value '2': expected a job key: trace, placement, placement_seed, ranks_per_node, "
+		  "placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, "
+		  "interval_s, steps");
+	CHECK(!strstr(err.msg, "did you mean"));
+	path = map_file("[workload]\nsed = 3\n[job a]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":2: [workload] key 'sed': value '3': expected a [workload] key: seed (did you mean 'seed'?)");
 	path = map_file("[workload]\nseed = -1\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":2: [workload] key 'seed': value '-1': expected an unsigned integer");
