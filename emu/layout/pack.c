@@ -9,9 +9,11 @@
  */
 #include "layout/layout.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "topo/topo.h"
 #include "topo/topo_dragonfly.h"
@@ -410,6 +412,24 @@ static int pack_node_cabinets(const struct topo *t, struct layout *lo, struct nl
 	return 0;
 }
 
+/* A --pack naming no rule: the rules in the order they are tried, from
+ * the table (a list written out beside it had two of them swapped), and
+ * the one the name is a typo of ('grid-foldd'), as a topology's or a
+ * preset's unknown name has. */
+static int pack_unknown_rule(const char *name, struct nl_err *err)
+{
+	enum { N_RULES = sizeof layout_rules / sizeof *layout_rules };
+	const char *names[N_RULES];
+	char valid[512] = "";
+	for (size_t i = 0; i < N_RULES; i++) {
+		names[i] = layout_rules[i]->name;
+		snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", names[i]);
+	}
+	const char *near = config_name_near(name, strlen(name), names, N_RULES);
+	return nl_errf(err, NL_ECONFIG, "--pack: unknown packaging rule '%s' (%s%s%svalid: %s)", name,
+		       near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", valid);
+}
+
 int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, uint32_t per_cabinet,
 		struct nl_err *err)
 {
@@ -423,10 +443,7 @@ int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, 
 			rule = layout_rules[i];
 	}
 	if (!rule)
-		return nl_errf(err, NL_ECONFIG, "--pack: unknown packaging rule '%s' (valid: flex-fig7, base-cabinets, "
-				"hyperx-enclosure, dragonfly-group, slimfly-pair, tree-pods, equality-42u, family-cabinets, "
-				"grid-folded, canonical)",
-				rule_name);
+		return pack_unknown_rule(rule_name, err);
 	if (!rule->applies(t))
 		return nl_errf(err, NL_ECONFIG, "--pack: rule '%s' does not apply to %s (it needs that family's structure)",
 				rule->name, t->spec);

@@ -272,7 +272,14 @@ static void test_pack_rules(void)
 	/* A named rule that needs another family's structure. */
 	CHECK_OK(topo_new("torus:k=4x4", &t, &err), &err);
 	CHECK_ERR(layout_pack(&lo, t, "flex-fig7", 0, &err), NL_ECONFIG, &err, "does not apply");
-	CHECK_ERR(layout_pack(&lo, t, "nosuch", 0, &err), NL_ECONFIG, &err, "unknown packaging rule 'nosuch'");
+	/* An unknown rule: the rules in the order they are tried (the
+	 * message had flex-fig7 before base-cabinets), and the one it is a
+	 * typo of. */
+	CHECK_ERR(layout_pack(&lo, t, "nosuch", 0, &err), NL_ECONFIG, &err,
+		  "--pack: unknown packaging rule 'nosuch' (valid: base-cabinets, flex-fig7, hyperx-enclosure, "
+		  "dragonfly-group, slimfly-pair, tree-pods, equality-42u, family-cabinets, grid-folded, canonical)");
+	CHECK_ERR(layout_pack(&lo, t, "grid-foldd", 0, &err), NL_ECONFIG, &err,
+		  "--pack: unknown packaging rule 'grid-foldd' (did you mean 'grid-folded'? valid: base-cabinets, ");
 	CHECK_OK(layout_pack(&lo, t, "canonical", 5, &err), &err);
 	CHECK_EQ(lo.n_cabinets, 4);
 	lay_drop(t, &lo);
