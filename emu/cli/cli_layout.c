@@ -340,10 +340,14 @@ int cli_layout_main(int argc, char **argv)
 	if ((svg && cli_check_output("--svg", svg, &err) < 0) ||
 	    (lengths && cli_check_output("--lengths", lengths, &err) < 0))
 		return cli_report(&err);
-	/* Before the annealing, as the paths are. */
+	/* Before the annealing, as the paths are; the message names the
+	 * output staged in TMPDIR, as interfere's and run's --plot do (alone,
+	 * "$TMPDIR/netloom-out: ..." said neither which nor why). */
 	for (size_t i = 0; i < 2; i++)
-		if (outs[i].path && cli_probe_staging(outs[i].path, &err) < 0)
+		if (outs[i].path && cli_probe_staging(outs[i].path, &err) < 0) {
+			nl_err_prefix(&err, "%s", outs[i].opt);
 			return cli_report(&err);
+		}
 	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
 		return cli_report(&err);

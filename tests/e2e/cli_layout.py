@@ -443,10 +443,15 @@ def case_streamed():
         eq("full TMPDIR, stdout: nothing on stdout", full.stdout, b"")
         eq("full TMPDIR, stdout: nothing left in TMPDIR", os.listdir(tmpdir), [])
         # A TMPDIR that cannot take standard output's staged file is
-        # refused before the work.
-        gone = run(*small, "--lengths", "-", code=2, env={**ENV, "TMPDIR": os.path.join(d, "none")})
-        eq("TMPDIR gone: message", gone.stderr.decode(),
-           f"netloom layout: {d}/none/netloom-out: {d}/none: no such directory; expected an existing folder to write to\n")
+        # refused before the work, naming the output staged there (the
+        # line began with "$TMPDIR/netloom-out", neither option named).
+        for opt, other in (("--lengths", "--svg"), ("--svg", "--lengths")):
+            gone = run(*small, opt, "-", other, os.path.join(d, "kept"), code=2,
+                       env={**ENV, "TMPDIR": os.path.join(d, "none")})
+            eq(f"TMPDIR gone, {opt} -: message", gone.stderr.decode(),
+               f"netloom layout: {opt}: {d}/none/netloom-out: {d}/none: no such directory; "
+               "expected an existing folder to write to\n")
+            eq(f"TMPDIR gone, {opt} -: {other} not written", os.path.exists(os.path.join(d, "kept")), False)
 
         # The same bytes to a file, to standard output and to a pipe named
         # as a file (/dev/stdout: written in place), for outputs of several
