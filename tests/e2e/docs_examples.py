@@ -64,7 +64,8 @@ SKIP = {
     "netloom config [-c FILE] [-s key=value]... [--dump | --json]": "usage synopsis",
     "netloom config --from-booksim BOOKSIM_CONFIG": "usage synopsis",
     "netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json OUT]": "usage synopsis",
-    "netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [same options]": "usage synopsis",
+    "netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [cost's options but --json, --list-presets]":
+        "usage synopsis",
     "netloom replay TRACE -s topology=SPEC -s cable_latency=1 [-s propagation_ns_per_m=5.0]": "usage synopsis",
     "netloom interfere WORKLOAD -c SYSTEM.ini [-s key=value]... [--json OUT|-] [--plot OUT.svg|-] [--top N]":
         "usage synopsis",
