@@ -453,13 +453,17 @@ static json_t *ifr_doc(const struct ifr *x)
 		}
 		json_object_set_new(o, "ranks", json_integer(jb->n_ranks));
 		json_object_set_new(o, "placement", json_string(sp->policy));
-		/* What placed the job: under map its file alone (the seed and
-		 * ranks_per_node are not read there). */
+		/* What placed the job: under map its file alone (the seed,
+		 * ranks_per_node and placement_inner are not read there).
+		 * placement_inner too, or two jobs that differ only in it (its
+		 * endpoints apart) read alike. */
 		if (!strcmp(sp->policy, "map")) {
 			json_object_set_new(o, "placement_map", out_json_utf8(sp->map_path));
 		} else {
 			json_object_set_new(o, "placement_seed", json_integer((json_int_t)sp->seed));
 			json_object_set_new(o, "ranks_per_node", json_integer(sp->ranks_per_node));
+			json_object_set_new(o, "placement_inner",
+					    json_string(sp->inner == PLACE_INNER_ROUND_ROBIN ? "round_robin" : "linear"));
 		}
 		json_object_set_new(o, "start_s", json_real((double)sp->start_ps / 1e12));
 		json_object_set_new(o, "repeat", json_integer(sp->repeat));

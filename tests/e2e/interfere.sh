@@ -228,6 +228,10 @@ for m in $inner; do
     { fail "placement_inner = $m (docs/placement.md) refused"; continue; }
   expect_eq "placement_inner = $m: endpoints, link_use" \
     "$(json "$dir/inner.json" '(lambda j: (j["endpoints"], j["link_use"]))(d["results"]["jobs"][0])')" "${inner_want[$m]}"
+  # The job's entry says which (it listed placement_seed and
+  # ranks_per_node alone: the two runs read alike but for the endpoints).
+  expect_eq "placement_inner = $m: in the job's entry" \
+    "$(json "$dir/inner.json" 'd["results"]["jobs"][0].get("placement_inner")')" "$m"
 done
 
 # A job's placement_seed under a policy that draws nothing, and its
@@ -273,7 +277,7 @@ expect_eq "unread ranks_per_node under map: the map's endpoints" \
 # A job placed by a map: its JSON names the file, not the seed and
 # ranks_per_node it listed before (1 and 2 here, neither read).
 expect_eq "map job: what placed it in the JSON" \
-  "$(json "$dir/unreadmap.json" '(lambda j: (j["placement"], j.get("placement_map"), "placement_seed" in j, "ranks_per_node" in j))(d["results"]["jobs"][0])')" \
+  "$(json "$dir/unreadmap.json" '(lambda j: (j["placement"], j.get("placement_map"), "placement_seed" in j, "ranks_per_node" in j or "placement_inner" in j))(d["results"]["jobs"][0])')" \
   "('map', '$dir/m.map', False, False)"
 # [workload] seed is the placement_seed of each job that sets none: with
 # no job placed by a policy that draws, or each such job setting its own,
