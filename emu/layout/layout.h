@@ -147,6 +147,10 @@ struct layout {
 int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, uint32_t per_cabinet,
 		struct nl_err *err);
 
+/* The canonical rule's routers per cabinet when none is given
+ * (per_cabinet 0): 16, or 8 for the 64-router networks of seed 003 §6. */
+uint32_t layout_canonical_per_default(const struct topo *t);
+
 /* Free a layout's arrays (the struct is the caller's). */
 void layout_release(struct layout *lo);
 

@@ -318,10 +318,15 @@ static bool pack_canonical_applies(const struct topo *t)
 	return true;
 }
 
+uint32_t layout_canonical_per_default(const struct topo *t)
+{
+	return t->n_routers == 64 ? 8 : TOPO_CABINET_DEFAULT;
+}
+
 static int pack_canonical(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
 	(void)err;
-	uint32_t per = lo->per_cabinet ? lo->per_cabinet : t->n_routers == 64 ? 8 : TOPO_CABINET_DEFAULT;
+	uint32_t per = lo->per_cabinet ? lo->per_cabinet : layout_canonical_per_default(t);
 	lo->per_cabinet = per;
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		lo->cabinet[r] = r / per;

@@ -59,6 +59,26 @@ def case_reproducible():
         run("layout", "torus:k=4x4", "--lengths", lens)
         eq("no annealing, no seed", open(lens).readline(),
            "# torus:k=4x4,p=1 preset=flex rule=canonical: router port router port metres\n")
+        # The header holds every [layout] key a replay needs beyond its
+        # defaults for the same cables: it gave the annealing's alone, so
+        # a replay given them packed hypercube:n=8 in 16 cabinets of 16
+        # (2,572.8 m) where --per-cabinet 4 had 64 (4,211.2 m), annealed
+        # hypercube:n=8 laid out in rule order, and refused flex's
+        # (layout_iterations without layout_placement = anneal).
+        for args, keys in ((("hypercube:n=8", "--per-cabinet", "4", "--iterations", "10"),
+                            "rule=canonical layout_per_cabinet=4 layout_iterations=10 layout_trials=5 layout_seed=1"),
+                           (("hypercube:n=8", "--layout", "rule"), "rule=canonical layout_placement=rule"),
+                           (("hypercube:n=6", "--per-cabinet", "8", "--layout", "rule"),
+                            "rule=canonical layout_placement=rule"),
+                           (("flex:nx=3,ny=3,nz=3,p=2", "--layout", "anneal", "--iterations", "10"),
+                            "rule=flex-fig7 layout_placement=anneal layout_iterations=10 layout_trials=5 layout_seed=1"),
+                           (("torus:k=8x8", "--pack", "canonical", "--per-cabinet", "4", "--layout", "rule"),
+                            "rule=canonical layout_placement=rule layout_per_cabinet=4"),
+                           (("flex:nx=3,ny=3,nz=3,p=2",), "rule=flex-fig7")):
+            run("layout", *args, "--lengths", lens)
+            head = open(lens).readline()
+            eq(f"lengths header of {' '.join(args)}", head[head.index(" preset=flex ") + 13:],
+               keys + ": router port router port metres\n")
     # A JSON integer holds the seed recorded (--seed 2^64 - 1 was taken).
     j = run_json("cost", spec, "--seed", "9200000000000000000", "--iterations", "10", "--json", "-")
     eq("largest seed recorded", j["seed"], 9200000000000000000)
