@@ -145,6 +145,14 @@ int cli_check_placement_map(const struct config *cfg, struct nl_err *err);
  * CLI_USAGE after printing "netloom <cmd>: option '--json' given twice". */
 int cli_output_once(const char *cmd, const char *opt, const char **slot, const char *value);
 
+/* cli_output_once for an option whose value is a file to write, which
+ * also refuses a value that is an option (cli_value_not_option) as it is
+ * read: in 'cost SPEC --json --preset besta' the value was left out and
+ * --json took '--preset', and the 'besta' left over was reported instead
+ * ("unexpected argument 'besta'"). 0, or CLI_USAGE after printing
+ * "netloom <cmd>: --json '--preset': an option, not a file name ...". */
+int cli_output_file_once(const char *cmd, const char *opt, const char **slot, const char *value);
+
 /* The codes of getopt_long's options met so far (cli_value_once); zero
  * it before the scan, setting repeatable for a command whose options may
  * be given several times: {.repeatable = "cs"} for -c and -s. */

@@ -367,7 +367,7 @@ int cli_cost_main(int argc, char **argv)
 	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {
 		switch (c) {
 		case 'j':
-			if (cli_output_once(cmd, "--json", &json_path, optarg))
+			if (cli_output_file_once(cmd, "--json", &json_path, optarg))
 				return CLI_USAGE;
 			break;
 		case 'L':

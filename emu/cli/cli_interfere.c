@@ -280,13 +280,13 @@ int cli_interfere_main(int argc, char **argv)
 			sets[n_sets++] = optarg;
 			break;
 		case 'J':
-			if (cli_output_once("interfere", "--json", &json_out, optarg)) {
+			if (cli_output_file_once("interfere", "--json", &json_out, optarg)) {
 				status = CLI_USAGE;
 				goto out;
 			}
 			break;
 		case 'P':
-			if (cli_output_once("interfere", "--plot", &plot, optarg)) {
+			if (cli_output_file_once("interfere", "--plot", &plot, optarg)) {
 				status = CLI_USAGE;
 				goto out;
 			}

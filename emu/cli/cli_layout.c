@@ -303,7 +303,7 @@ int cli_layout_main(int argc, char **argv)
 	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {
 		switch (c) {
 		case 's':
-			if (cli_output_once(cmd, "--svg", &svg, optarg))
+			if (cli_output_file_once(cmd, "--svg", &svg, optarg))
 				return CLI_USAGE;
 			break;
 		case 'n':
@@ -312,7 +312,7 @@ int cli_layout_main(int argc, char **argv)
 			has_longest = true;
 			break;
 		case 'l':
-			if (cli_output_once(cmd, "--lengths", &lengths, optarg))
+			if (cli_output_file_once(cmd, "--lengths", &lengths, optarg))
 				return CLI_USAGE;
 			break;
 		case 'h':

@@ -354,6 +354,14 @@ int cli_output_once(const char *cmd, const char *opt, const char **slot, const c
 	return 0;
 }
 
+int cli_output_file_once(const char *cmd, const char *opt, const char **slot, const char *value)
+{
+	struct nl_err err = {0};
+	if (cli_value_not_option(opt, value, "file", "a file to write", &err) < 0)
+		return cli_usage_error(cmd, "%s", err.msg);
+	return cli_output_once(cmd, opt, slot, value);
+}
+
 int cli_value_once(const char *cmd, const struct option *longopts, struct cli_seen *seen, int c)
 {
 	const struct option *o = longopts;

@@ -185,6 +185,15 @@ def case_errors():
         eq("nothing written", os.listdir(d), [])
         run("layout", "slimfly:q=9,p=6", "--radix", "20", "--svg", svg)
     one_line_error(run("layout", "torus:k=4x4", code=2), "--svg")
+    # An output's value left out: the option took the next one for its
+    # file, and the argument left over was reported ("unexpected argument
+    # 'besta'", "unexpected argument 'l.len'"), not the option at fault.
+    for args, opt, taken in ((("cost", "torus:k=4x4", "--json", "--preset", "besta"), "--json", "--preset"),
+                             (("layout", "torus:k=4x4", "--svg", "--lengths", "l.len"), "--svg", "--lengths"),
+                             (("layout", "torus:k=4x4", "--lengths", "--svg", "a.svg"), "--lengths", "--svg")):
+        one_line_error(run(*args, code=2),
+                       f"netloom {args[0]}: {opt} '{taken}': an option, not a file name (a value left out?); "
+                       f"expected a file to write (./{taken} for a file of that name)")
     # --list-presets listed and exited 0 whatever else the line said.
     one_line_error(run("cost", "--list-presets", "extra", code=2),
                    "netloom cost: unexpected argument 'extra' with --list-presets")

@@ -653,6 +653,16 @@ for opt in --json --plot; do
     "2:netloom interfere: $opt: $dir/no/such/out: $dir/no/such: no such directory; expected an existing folder to write to:0"
 done
 
+# An output's value left out, the next option taken for it: the option
+# at fault is named, not the argument left over ("unexpected argument '3'
+# after WORKLOAD" for '--json --top 3').
+for opts in "--json --top 3" "--plot -c $dir/sys.ini"; do
+  read -r -a args <<<"$opts"
+  out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${args[@]}" 2>&1 >"$dir/early.out"); rc=$?
+  expect_eq "$opts (a value left out)" "$rc:$out:$(wc -c <"$dir/early.out")" \
+    "2:netloom interfere: ${args[0]} '${args[1]}': an option, not a file name (a value left out?); expected a file to write (./${args[1]} for a file of that name):0"
+done
+
 # --json and --plot naming one file (./NAME, a link): refused before the
 # replays, where the plot silently replaced the JSON.
 ln -sf "$dir/same.out" "$dir/same-link.out"
