@@ -40,7 +40,8 @@ static const char layout_usage[] =
 	"  --seed N          annealing seed (default 1); these three are refused\n"
 	"                    where nothing is annealed (rule, or auto on an own order)\n"
 	"  --pack R          packaging rule by name (default: the family's own)\n"
-	"  --per-cabinet N   routers per cabinet for the canonical rule (with --pack canonical)\n"
+	"  --per-cabinet N   routers per cabinet for the canonical rule (default 16, 8 for 64);\n"
+	"                    refused with any other rule (--pack canonical forces it)\n"
 	"  --radix K         as netloom cost's (router part priced); the plan does not depend on it\n"
 	"  -h, --help        this text\n";
 
