@@ -462,6 +462,13 @@ static int replay_output_once(const char *opt, const char **slot, const char *va
 {
 	if (*slot)
 		return nl_errf(err, NL_EINVAL, "option '%s' given twice", opt);
+	/* A value that is an option is refused as it is read: in
+	 * 'replay T --json --topology X' the value was left out, and the X
+	 * left over was reported ("unexpected argument 'X' after TRACE"). */
+	if (!strcmp(opt, "--otf2"))
+		NL_CHECK(cli_check_otf2_dir(value, err));
+	else
+		NL_CHECK(cli_value_not_option(opt, value, "file", "a file to write", err));
 	*slot = value;
 	return 0;
 }

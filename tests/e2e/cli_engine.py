@@ -1232,6 +1232,14 @@ def case_option_values():
             one_line_error(p, f"{opt} '{nxt}': an option, not a directory name (a value left out?); expected {what} "
                            f"(./{nxt} for a directory of that name)")
             check(f"{' '.join(args[:2])} {opt} {nxt}: nothing made", os.listdir(tmp) == [])
+        # With an argument left over after the option taken for the
+        # value, the option is named, not that argument ('replay T --json
+        # --topology torus:k=4x4' said "unexpected argument 'torus:k=4x4'
+        # after TRACE").
+        for opt, what in (("--json", "file"), ("--svg", "file"), ("--otf2", "directory")):
+            p = run_in("replay", trace, opt, "--topology", "torus:k=4x4", code=2)
+            one_line_error(p, f"netloom replay: {opt} '--topology': an option, not a {what} name (a value left out?)")
+            check(f"replay {opt} --topology SPEC: nothing written", os.listdir(tmp) == [])
         run_in("run", *SMALL, "--json", "./--csv")
         check("run --json ./--csv writes the file so named", os.path.exists(os.path.join(tmp, "--csv")))
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
