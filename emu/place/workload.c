@@ -147,6 +147,27 @@ static int wl_set_path(struct wl_ctx *x, char **dst, const char *value)
 	return 0;
 }
 
+/* A placement no policy has: the policies, and the one the value is a
+ * typo of ('sprad': spread), as for a mistyped key. */
+static int wl_bad_policy(struct wl_ctx *x, const char *section, const char *key, const char *value)
+{
+	enum { WL_POLICIES_WEIGHED = 32 }; /* a registry of a few; past this many the rest are not weighed */
+	const char *names[WL_POLICIES_WEIGHED];
+	char expected[600] = "one of ";
+	size_t n;
+	const struct place_ops *const *all = place_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s", i ? ", " : "",
+			 all[i]->name);
+		if (i < WL_POLICIES_WEIGHED)
+			names[i] = all[i]->name;
+	}
+	const char *near = config_name_near(value, strlen(value), names, n < WL_POLICIES_WEIGHED ? n : WL_POLICIES_WEIGHED);
+	if (near)
+		snprintf(expected + strlen(expected), sizeof expected - strlen(expected), " (did you mean '%s'?)", near);
+	return wl_bad(x, section, key, value, expected);
+}
+
 static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *section, const char *key,
 		      const char *value)
 {
@@ -165,17 +186,8 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		return wl_set_path(x, &j->trace, value);
 	}
 	if (!strcmp(key, "placement")) {
-		if (!place_find(value, NULL)) {
-			char names[512] = "";
-			size_t n;
-			const struct place_ops *const *all = place_list(&n);
-			for (size_t i = 0; i < n; i++)
-				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-					 all[i]->name);
-			char exp[600];
-			snprintf(exp, sizeof exp, "one of %s", names);
-			return wl_bad(x, section, key, value, exp);
-		}
+		if (!place_find(value, NULL))
+			return wl_bad_policy(x, section, key, value);
 		snprintf(j->policy, sizeof j->policy, "%s", value);
 		j->placement_line = x->src.line;
 		return 0;

@@ -343,6 +343,14 @@ static void test_workload(void)
 		  "placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, "
 		  "interval_s, steps");
 	CHECK(!strstr(err.msg, "did you mean"));
+	/* A mistyped policy names the one meant, as a mistyped key does. */
+	path = map_file("[job a]\ntrace = a.nlt\nplacement = sprad\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'placement': value 'sprad': expected one of contiguous, random-node, random-router, "
+		  "round-robin, packed, spread, map (did you mean 'spread'?)");
+	path = map_file("[job a]\ntrace = a.nlt\nplacement = nearest\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err, "round-robin, packed, spread, map");
+	CHECK(!strstr(err.msg, "did you mean"));
 	path = map_file("[workload]\nsed = 3\n[job a]\ntrace = a.nlt\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":2: [workload] key 'sed': value '3': expected a [workload] key: seed (did you mean 'seed'?)");
