@@ -263,12 +263,148 @@ bad:
 	return arch_err(a, err, NL_ECORRUPT, meta_off, "metadata block malformed at decoded byte %zu", c.pos);
 }
 
-int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_err *err)
+/* The file opened: a regular file, or an error that says what it is (a
+ * FIFO is refused, not waited on for a writer; a directory as replay says
+ * it, an OTF2 archive's as not a netloom archive). Its size in *size. */
+static int arch_open_file(struct trace_archive *a, uint64_t *size, struct nl_err *err)
+{
+	const char *path = a->path;
+	struct stat st;
+	a->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (a->fd < 0)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
+			       strerror(errno));
+	bool stated = fstat(a->fd, &st) == 0;
+	if (!stated)
+		return nl_errf(err, NL_EIO, "%s: cannot read: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		/* A directory is said as replay says it ('serve --trace DIR'
+		 * said "not a regular file"). */
+		return !S_ISDIR(st.st_mode)	   ? trace_not_regular(path, st.st_mode, "trace file", err)
+		       : trace_import_detect(path) ? not_an_archive(a, err) /* an OTF2 archive's */
+						   : trace_dir_error(path, NULL, err);
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* The fixed header (format section 2) read and checked against the
+ * file's size: the archive's version, ranks and writer parameters into a;
+ * the metadata block's length and hash into *meta_len, *meta_hash. */
+static int arch_read_header(struct trace_archive *a, uint64_t size, uint64_t *meta_len, uint64_t *meta_hash,
+			    struct nl_err *err)
 {
 	uint8_t hdr[TRACE_HEADER_SIZE];
-	uint8_t *meta = NULL, *raw = NULL;
+	size_t got = size < sizeof hdr ? (size_t)size : sizeof hdr;
+	if (trace_pread_full(a->fd, hdr, got, 0))
+		return nl_errf(err, NL_EIO, "%s: read failed: %s", a->path, strerror(errno));
+	/* A file shorter than the magic that holds its first bytes is an
+	 * archive cut short, as one cut inside the header is. An empty one
+	 * holds nothing to judge by: said as such. */
+	if (!got)
+		return arch_err(a, err, NL_EFORMAT, 0, "empty file (expected a netloom trace archive)");
+	if (memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8))
+		return not_an_archive(a, err);
+	if (got < sizeof hdr)
+		return arch_err(a, err, NL_ECORRUPT, size,
+				"truncated netloom trace archive: the %u-byte header is incomplete", TRACE_HEADER_SIZE);
+	/* A newer version is refused before the header hash: its layout may
+	 * put the hash elsewhere. So a flipped version byte cannot be told
+	 * from a newer netloom's archive, and the message says both. An
+	 * older version shares this header: its hash is checked first. */
+	uint32_t version = trace_get_u32(hdr + 8);
+	if (version > TRACE_FORMAT_VERSION)
+		return arch_err(a, err, NL_EUNSUPPORTED, 8,
+				"format version %u is newer than this netloom reads (up to %u), or the header is "
+				"damaged (the version comes before the header hash, so the two cannot be told "
+				"apart); expected version <= %u",
+				version, TRACE_FORMAT_VERSION, TRACE_FORMAT_VERSION);
+	if (trace_get_u64(hdr + 56) != trace_xxh64(hdr, 56, 0))
+		return arch_err(a, err, NL_ECORRUPT, 56, "header hash mismatch (header damaged)");
+	if (version < TRACE_FORMAT_VERSION_MIN)
+		return arch_err(a, err, NL_EUNSUPPORTED, 8,
+				"unsupported format version %u (this netloom reads versions %u .. %u)", version,
+				TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
+	if (trace_get_u32(hdr + 12) != 0)
+		return arch_err(a, err, NL_EUNSUPPORTED, 12, "unknown header flags 0x%x", trace_get_u32(hdr + 12));
+	if (trace_get_u32(hdr + 28) != 0)
+		return arch_err(a, err, NL_EUNSUPPORTED, 28, "reserved header field is 0x%x, expected 0",
+				trace_get_u32(hdr + 28));
+	/* The writer parameters: no writer writes others, and `trace
+	 * encode` of the dump could not write the same bytes. */
+	if (trace_get_u32(hdr + 20) < TRACE_FRAME_TARGET_MIN || trace_get_u32(hdr + 20) > TRACE_FRAME_TARGET_MAX)
+		return arch_err(a, err, NL_ECORRUPT, 20, "frame_target %u: expected %u .. %u bytes",
+				trace_get_u32(hdr + 20), TRACE_FRAME_TARGET_MIN, TRACE_FRAME_TARGET_MAX);
+	if ((int32_t)trace_get_u32(hdr + 24) < 1 || (int32_t)trace_get_u32(hdr + 24) > ZSTD_maxCLevel())
+		return arch_err(a, err, NL_ECORRUPT, 24, "zstd_level %d: expected 1 .. %d",
+				(int)(int32_t)trace_get_u32(hdr + 24), ZSTD_maxCLevel());
+	a->m.format_version = version;
+	a->m.n_ranks = trace_get_u32(hdr + 16);
+	a->opts.frame_target = trace_get_u32(hdr + 20);
+	a->opts.zstd_level = (int)trace_get_u32(hdr + 24);
+	a->opts.format_version = version;
+	*meta_len = trace_get_u64(hdr + 32);
+	*meta_hash = trace_get_u64(hdr + 40);
+	a->file_len = trace_get_u64(hdr + 48);
+	if (a->file_len != size)
+		return arch_err(a, err, NL_ECORRUPT, size < a->file_len ? size : a->file_len,
+				"%s: header says %llu bytes, file has %llu",
+				size < a->file_len ? "truncated" : "trailing data", (unsigned long long)a->file_len,
+				(unsigned long long)size);
+	if (!a->m.n_ranks || *meta_len == 0 || *meta_len > size - TRACE_HEADER_SIZE ||
+	    a->m.n_ranks > size / TRACE_END_SIZE)
+		return arch_err(a, err, NL_ECORRUPT, 16, "header fields out of range (%u ranks, metadata %llu bytes)",
+				a->m.n_ranks, (unsigned long long)*meta_len);
+	return 0;
+}
+
+/* The metadata block after the header: its hash checked, its one zstd
+ * frame decompressed and parsed (parse_meta). */
+static int arch_read_meta(struct trace_archive *a, uint64_t meta_len, uint64_t meta_hash, struct nl_err *err)
+{
+	const char *path = a->path;
+	uint8_t *meta = malloc(meta_len), *raw = NULL;
+	int rc;
+	if (!meta) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	if (trace_pread_full(a->fd, meta, meta_len, TRACE_HEADER_SIZE)) {
+		rc = nl_errf(err, NL_EIO, "%s: read failed: %s", path, strerror(errno));
+		goto out;
+	}
+	if (trace_xxh64(meta, meta_len, 0) != meta_hash) {
+		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block hash mismatch");
+		goto out;
+	}
+	unsigned long long raw_len = ZSTD_getFrameContentSize(meta, meta_len);
+	if (raw_len == ZSTD_CONTENTSIZE_ERROR || raw_len == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    raw_len > TRACE_META_RAW_MAX || raw_len > zstd_max_output(meta_len) ||
+	    ZSTD_findFrameCompressedSize(meta, meta_len) != meta_len) {
+		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block is not one zstd frame");
+		goto out;
+	}
+	raw = malloc(raw_len ? raw_len : 1);
+	if (!raw) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	size_t d = ZSTD_decompress(raw, raw_len, meta, meta_len);
+	if (ZSTD_isError(d) || d != raw_len) {
+		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block does not decompress: %s",
+			      ZSTD_isError(d) ? ZSTD_getErrorName(d) : "wrong size");
+		goto out;
+	}
+	rc = parse_meta(a, raw, raw_len, TRACE_HEADER_SIZE, meta_len, err);
+out:
+	free(meta);
+	free(raw);
+	return rc;
+}
+
+int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_err *err)
+{
 	struct trace_archive *a;
-	struct stat st;
+	uint64_t size = 0, meta_len = 0, meta_hash = 0;
 	int rc;
 
 	*ap = NULL;
@@ -282,157 +418,17 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		free(a);
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
-	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
-	a->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (a->fd < 0) {
-		rc = nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
-			     strerror(errno));
-		goto fail;
-	}
-	bool stated = fstat(a->fd, &st) == 0;
-	if (!stated || !S_ISREG(st.st_mode)) {
-		/* A directory is said as replay says it ('serve --trace DIR'
-		 * said "not a regular file"). */
-		rc = !stated		      ? nl_errf(err, NL_EIO, "%s: cannot read: %s", path, strerror(errno))
-		     : !S_ISDIR(st.st_mode)    ? trace_not_regular(path, st.st_mode, "trace file", err)
-		     : trace_import_detect(path) ? not_an_archive(a, err) /* an OTF2 archive's */
-						 : trace_dir_error(path, NULL, err);
-		goto fail;
-	}
-	uint64_t size = (uint64_t)st.st_size;
-	size_t got = size < sizeof hdr ? (size_t)size : sizeof hdr;
-	if (trace_pread_full(a->fd, hdr, got, 0)) {
-		rc = nl_errf(err, NL_EIO, "%s: read failed: %s", path, strerror(errno));
-		goto fail;
-	}
-	/* A file shorter than the magic that holds its first bytes is an
-	 * archive cut short, as one cut inside the header is. An empty one
-	 * holds nothing to judge by: said as such. */
-	if (!got) {
-		rc = arch_err(a, err, NL_EFORMAT, 0, "empty file (expected a netloom trace archive)");
-		goto fail;
-	}
-	if (memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8)) {
-		rc = not_an_archive(a, err);
-		goto fail;
-	}
-	if (got < sizeof hdr) {
-		rc = arch_err(a, err, NL_ECORRUPT, size,
-			      "truncated netloom trace archive: the %u-byte header is incomplete", TRACE_HEADER_SIZE);
-		goto fail;
-	}
-	/* A newer version is refused before the header hash: its layout may
-	 * put the hash elsewhere. So a flipped version byte cannot be told
-	 * from a newer netloom's archive, and the message says both. An
-	 * older version shares this header: its hash is checked first. */
-	uint32_t version = trace_get_u32(hdr + 8);
-	if (version > TRACE_FORMAT_VERSION) {
-		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
-			      "format version %u is newer than this netloom reads (up to %u), or the header is "
-			      "damaged (the version comes before the header hash, so the two cannot be told "
-			      "apart); expected version <= %u",
-			      version, TRACE_FORMAT_VERSION, TRACE_FORMAT_VERSION);
-		goto fail;
-	}
-	if (trace_get_u64(hdr + 56) != trace_xxh64(hdr, 56, 0)) {
-		rc = arch_err(a, err, NL_ECORRUPT, 56, "header hash mismatch (header damaged)");
-		goto fail;
-	}
-	if (version < TRACE_FORMAT_VERSION_MIN) {
-		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
-			      "unsupported format version %u (this netloom reads versions %u .. %u)", version,
-			      TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
-		goto fail;
-	}
-	if (trace_get_u32(hdr + 12) != 0) {
-		rc = arch_err(a, err, NL_EUNSUPPORTED, 12, "unknown header flags 0x%x",
-			      trace_get_u32(hdr + 12));
-		goto fail;
-	}
-	if (trace_get_u32(hdr + 28) != 0) {
-		rc = arch_err(a, err, NL_EUNSUPPORTED, 28, "reserved header field is 0x%x, expected 0",
-			      trace_get_u32(hdr + 28));
-		goto fail;
-	}
-	/* The writer parameters: no writer writes others, and `trace
-	 * encode` of the dump could not write the same bytes. */
-	if (trace_get_u32(hdr + 20) < TRACE_FRAME_TARGET_MIN || trace_get_u32(hdr + 20) > TRACE_FRAME_TARGET_MAX) {
-		rc = arch_err(a, err, NL_ECORRUPT, 20, "frame_target %u: expected %u .. %u bytes",
-			      trace_get_u32(hdr + 20), TRACE_FRAME_TARGET_MIN, TRACE_FRAME_TARGET_MAX);
-		goto fail;
-	}
-	if ((int32_t)trace_get_u32(hdr + 24) < 1 || (int32_t)trace_get_u32(hdr + 24) > ZSTD_maxCLevel()) {
-		rc = arch_err(a, err, NL_ECORRUPT, 24, "zstd_level %d: expected 1 .. %d",
-			      (int)(int32_t)trace_get_u32(hdr + 24), ZSTD_maxCLevel());
-		goto fail;
-	}
-	a->m.format_version = version;
-	a->m.n_ranks = trace_get_u32(hdr + 16);
-	a->opts.frame_target = trace_get_u32(hdr + 20);
-	a->opts.zstd_level = (int)trace_get_u32(hdr + 24);
-	a->opts.format_version = version;
-	uint64_t meta_len = trace_get_u64(hdr + 32);
-	uint64_t meta_hash = trace_get_u64(hdr + 40);
-	a->file_len = trace_get_u64(hdr + 48);
-	if (a->file_len != size) {
-		rc = arch_err(a, err, NL_ECORRUPT, size < a->file_len ? size : a->file_len,
-			      "%s: header says %llu bytes, file has %llu",
-			      size < a->file_len ? "truncated" : "trailing data", (unsigned long long)a->file_len,
-			      (unsigned long long)size);
-		goto fail;
-	}
-	if (!a->m.n_ranks || meta_len == 0 || meta_len > size - TRACE_HEADER_SIZE ||
-	    a->m.n_ranks > size / TRACE_END_SIZE) {
-		rc = arch_err(a, err, NL_ECORRUPT, 16, "header fields out of range (%u ranks, metadata %llu bytes)",
-			      a->m.n_ranks, (unsigned long long)meta_len);
-		goto fail;
-	}
-	meta = malloc(meta_len);
-	if (!meta) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-		goto fail;
-	}
-	if (trace_pread_full(a->fd, meta, meta_len, TRACE_HEADER_SIZE)) {
-		rc = nl_errf(err, NL_EIO, "%s: read failed: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (trace_xxh64(meta, meta_len, 0) != meta_hash) {
-		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block hash mismatch");
-		goto fail;
-	}
-	unsigned long long raw_len = ZSTD_getFrameContentSize(meta, meta_len);
-	if (raw_len == ZSTD_CONTENTSIZE_ERROR || raw_len == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    raw_len > TRACE_META_RAW_MAX || raw_len > zstd_max_output(meta_len) ||
-	    ZSTD_findFrameCompressedSize(meta, meta_len) != meta_len) {
-		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block is not one zstd frame");
-		goto fail;
-	}
-	raw = malloc(raw_len ? raw_len : 1);
-	if (!raw) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-		goto fail;
-	}
-	size_t d = ZSTD_decompress(raw, raw_len, meta, meta_len);
-	if (ZSTD_isError(d) || d != raw_len) {
-		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block does not decompress: %s",
-			      ZSTD_isError(d) ? ZSTD_getErrorName(d) : "wrong size");
-		goto fail;
-	}
-	rc = parse_meta(a, raw, raw_len, TRACE_HEADER_SIZE, meta_len, err);
-	if (rc)
+	if ((rc = arch_open_file(a, &size, err)) < 0 || (rc = arch_read_header(a, size, &meta_len, &meta_hash, err)) < 0 ||
+	    (rc = arch_read_meta(a, meta_len, meta_hash, err)) != 0)
 		goto fail;
 	a->dctx = ZSTD_createDCtx();
 	if (!a->dctx) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
-	free(meta);
-	free(raw);
 	*ap = a;
 	return 0;
 fail:
-	free(meta);
-	free(raw);
 	trace_archive_close(a);
 	return rc;
 }
