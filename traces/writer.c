@@ -673,77 +673,57 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 	return trace_archive_write_streams(path, m, stream_paths, NULL, err);
 }
 
-int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
-				const char *const *stream_paths,
-				const struct trace_stream_summary *written, struct nl_err *err)
+/* Rank r's stream against rank 0's (format version, writer parameters)
+ * and against the manifest's counts and hash. */
+static int ws_check_stream(const struct trace_manifest *m, const char *const *stream_paths,
+			   const struct trace_stream_summary *si, uint32_t r, struct nl_err *err)
 {
-	struct trace_stream_summary *scanned = NULL;
-	const struct trace_stream_summary *si = written;
-	const struct trace_comm **comms = NULL;
-	size_t n_comms = 0;
+	if (si[r].version != si[0].version)
+		return nl_errf(err, NL_EINVAL, "%s: rank %u stream is format version %u, rank 0's is %u",
+			       stream_paths[r], r, si[r].version, si[0].version);
+	if (si[r].frame_target != si[0].frame_target || si[r].level != si[0].level)
+		return nl_errf(err, NL_EINVAL,
+			       "%s: rank %u stream was written with frame_target %u / level %d, rank 0 with %u / %d",
+			       stream_paths[r], r, si[r].frame_target, si[r].level, si[0].frame_target,
+			       si[0].level);
+	if ((m->rank_ops && m->rank_ops[r] != si[r].n_ops) ||
+	    (m->rank_bytes && m->rank_bytes[r] != si[r].raw_bytes) ||
+	    (m->rank_hash && m->rank_hash[r] != si[r].hash))
+		return nl_errf(err, NL_EINVAL,
+			       "%s: rank %u: manifest says %llu ops / %llu bytes / hash %016llx, the stream has %llu / %llu / %016llx",
+			       stream_paths[r], r,
+			       (unsigned long long)(m->rank_ops ? m->rank_ops[r] : si[r].n_ops),
+			       (unsigned long long)(m->rank_bytes ? m->rank_bytes[r] : si[r].raw_bytes),
+			       (unsigned long long)(m->rank_hash ? m->rank_hash[r] : si[r].hash),
+			       (unsigned long long)si[r].n_ops, (unsigned long long)si[r].raw_bytes,
+			       (unsigned long long)si[r].hash);
+	return 0;
+}
+
+/* The manifest's host fields: format version 2's, within n_ranks, and
+ * only with has_host_info. */
+static int ws_check_hosts(const char *path, const struct trace_manifest *m, uint32_t version, struct nl_err *err)
+{
+	bool any_host = m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu;
+	if (version < 2 && (m->has_host_info || any_host))
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "%s: the manifest's hosts/ranks_per_host/cores_per_host/compute cpu fields need format "
+			       "version 2 (the streams are version %u)", path, version);
+	if (m->ranks_per_host > m->n_ranks)
+		return nl_errf(err, NL_EINVAL, "%s: manifest ranks_per_host %u: expected at most n_ranks (%u)", path,
+			       m->ranks_per_host, m->n_ranks);
+	if (!m->has_host_info && any_host)
+		return nl_errf(err, NL_EINVAL, "%s: manifest host fields set without has_host_info", path);
+	return 0;
+}
+
+/* The metadata block (docs/trace-format.md §4), compressed at the
+ * streams' level into *meta (malloc'd), *meta_len bytes. */
+static int ws_meta_block(const char *path, const struct trace_manifest *m, const struct trace_comm *const *comms,
+			 size_t n_comms, const struct trace_stream_summary *si, uint8_t **meta, size_t *meta_len,
+			 struct nl_err *err)
+{
 	struct mbuf mb = {0};
-	uint8_t *meta = NULL, *buf = NULL, *obuf = NULL;
-	uint8_t hdr[TRACE_HEADER_SIZE];
-	struct trace_afile af = {.fd = -1};
-	struct copy_src src = {.fd = -1};
-	int rc;
-
-	if (!m->n_ranks)
-		return nl_errf(err, NL_EINVAL, "%s: manifest has 0 ranks", path);
-	rc = sorted_comms(m, &comms, &n_comms, path, err);
-	if (rc)
-		return rc;
-	if (!written) {
-		si = scanned = calloc(m->n_ranks, sizeof *scanned);
-		if (!scanned) {
-			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-			goto out;
-		}
-	}
-	for (uint32_t r = 0; r < m->n_ranks; r++) {
-		if (!written && (rc = scan_stream(stream_paths[r], r, &scanned[r], err)))
-			goto out;
-		if (si[r].version != si[0].version) {
-			rc = nl_errf(err, NL_EINVAL, "%s: rank %u stream is format version %u, rank 0's is %u",
-				     stream_paths[r], r, si[r].version, si[0].version);
-			goto out;
-		}
-		if (si[r].frame_target != si[0].frame_target || si[r].level != si[0].level) {
-			rc = nl_errf(err, NL_EINVAL,
-				     "%s: rank %u stream was written with frame_target %u / level %d, rank 0 with %u / %d",
-				     stream_paths[r], r, si[r].frame_target, si[r].level, si[0].frame_target,
-				     si[0].level);
-			goto out;
-		}
-		if ((m->rank_ops && m->rank_ops[r] != si[r].n_ops) ||
-		    (m->rank_bytes && m->rank_bytes[r] != si[r].raw_bytes) ||
-		    (m->rank_hash && m->rank_hash[r] != si[r].hash)) {
-			rc = nl_errf(err, NL_EINVAL,
-				     "%s: rank %u: manifest says %llu ops / %llu bytes / hash %016llx, the stream has %llu / %llu / %016llx",
-				     stream_paths[r], r,
-				     (unsigned long long)(m->rank_ops ? m->rank_ops[r] : si[r].n_ops),
-				     (unsigned long long)(m->rank_bytes ? m->rank_bytes[r] : si[r].raw_bytes),
-				     (unsigned long long)(m->rank_hash ? m->rank_hash[r] : si[r].hash),
-				     (unsigned long long)si[r].n_ops, (unsigned long long)si[r].raw_bytes,
-				     (unsigned long long)si[r].hash);
-			goto out;
-		}
-	}
-
-	if (si[0].version < 2 && (m->has_host_info || m->hosts || m->ranks_per_host || m->cores_per_host ||
-				  m->has_compute_cpu)) {
-		rc = nl_errf(err, NL_EUNSUPPORTED,
-			     "%s: the manifest's hosts/ranks_per_host/cores_per_host/compute cpu fields need format "
-			     "version 2 (the streams are version %u)", path, si[0].version);
-		goto out;
-	}
-	if (m->ranks_per_host > m->n_ranks) {
-		rc = nl_errf(err, NL_EINVAL, "%s: manifest ranks_per_host %u: expected at most n_ranks (%u)", path,
-			     m->ranks_per_host, m->n_ranks);
-		goto out;
-	}
-
-	/* Metadata block (docs/trace-format.md §4). */
 	uint64_t rt_bits;
 	memcpy(&rt_bits, &m->recorded_runtime_s, 8);
 	mb_str(&mb, m->application);
@@ -767,10 +747,6 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 		mb_varint(&mb, si[r].file_bytes - TRACE_STREAM_HEADER_SIZE);
 		mb_varint(&mb, si[r].n_frames);
 	}
-	if (!m->has_host_info && (m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu)) {
-		rc = nl_errf(err, NL_EINVAL, "%s: manifest host fields set without has_host_info", path);
-		goto out;
-	}
 	if (m->has_host_info) {
 		mb_varint(&mb, m->hosts);
 		mb_varint(&mb, m->ranks_per_host);
@@ -778,26 +754,36 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 		mb_varint(&mb, m->has_compute_cpu ? TRACE_MF_COMPUTE_CPU : 0);
 	}
 	if (mb.oom) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-		goto out;
+		free(mb.p);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
 	size_t bound = ZSTD_compressBound(mb.len);
-	meta = malloc(bound);
+	uint8_t *out = malloc(bound);
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
-	size_t meta_len = 0;
-	if (meta && cc && !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, si[0].level)) &&
+	size_t len = 0;
+	if (out && cc && !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, si[0].level)) &&
 	    !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)))
-		meta_len = ZSTD_compress2(cc, meta, bound, mb.p, mb.len);
+		len = ZSTD_compress2(cc, out, bound, mb.p, mb.len);
 	ZSTD_freeCCtx(cc);
-	if (!meta || !meta_len || ZSTD_isError(meta_len)) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: cannot compress the metadata block", path);
-		goto out;
+	free(mb.p);
+	if (!out || !len || ZSTD_isError(len)) {
+		free(out);
+		return nl_errf(err, NL_ENOMEM, "%s: cannot compress the metadata block", path);
 	}
+	*meta = out;
+	*meta_len = len;
+	return 0;
+}
 
+/* The fixed header (docs/trace-format.md §2) for these streams and
+ * metadata block. */
+static void ws_header(uint8_t hdr[TRACE_HEADER_SIZE], const struct trace_manifest *m,
+		      const struct trace_stream_summary *si, const uint8_t *meta, size_t meta_len)
+{
 	uint64_t file_len = TRACE_HEADER_SIZE + meta_len;
 	for (uint32_t r = 0; r < m->n_ranks; r++)
 		file_len += si[r].file_bytes - TRACE_STREAM_HEADER_SIZE;
-	memset(hdr, 0, sizeof hdr);
+	memset(hdr, 0, TRACE_HEADER_SIZE);
 	memcpy(hdr, TRACE_MAGIC, 8);
 	trace_put_u32(hdr + 8, si[0].version);
 	trace_put_u32(hdr + 12, 0);
@@ -809,10 +795,19 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 	trace_put_u64(hdr + 40, trace_xxh64(meta, meta_len, 0));
 	trace_put_u64(hdr + 48, file_len);
 	trace_put_u64(hdr + 56, trace_xxh64(hdr, 56, 0));
+}
 
+/* The archive written atomically (trace_afile): header, metadata block,
+ * then each rank's stream frames. */
+static int ws_write(const char *path, const struct trace_manifest *m, const char *const *stream_paths,
+		    const struct trace_stream_summary *si, bool written, const uint8_t *hdr, const uint8_t *meta,
+		    size_t meta_len, struct nl_err *err)
+{
 	enum { COPY_BUF = 1 << 20 };
-	buf = malloc(COPY_BUF);
-	obuf = malloc(COPY_BUF);
+	struct trace_afile af = {.fd = -1};
+	struct copy_src src = {.fd = -1};
+	uint8_t *buf = malloc(COPY_BUF), *obuf = malloc(COPY_BUF);
+	int rc;
 	if (!buf || !obuf) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		goto out;
@@ -820,12 +815,12 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 	rc = trace_afile_open(&af, path, err);
 	if (rc)
 		goto out;
-	rc = trace_afile_write(&af, hdr, sizeof hdr, err);
+	rc = trace_afile_write(&af, hdr, TRACE_HEADER_SIZE, err);
 	if (!rc)
 		rc = trace_afile_write(&af, meta, meta_len, err);
 	struct copy_out co = {.af = &af, .p = obuf, .cap = COPY_BUF};
 	for (uint32_t r = 0; r < m->n_ranks && !rc; r++)
-		rc = copy_stream(&co, &src, stream_paths[r], r, &si[r], written != NULL, buf, COPY_BUF, err);
+		rc = copy_stream(&co, &src, stream_paths[r], r, &si[r], written, buf, COPY_BUF, err);
 	if (!rc)
 		rc = copy_flush(&co, err);
 	if (src.fd >= 0)
@@ -837,8 +832,44 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 out:
 	free(buf);
 	free(obuf);
+	return rc;
+}
+
+int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
+				const char *const *stream_paths,
+				const struct trace_stream_summary *written, struct nl_err *err)
+{
+	struct trace_stream_summary *scanned = NULL;
+	const struct trace_stream_summary *si = written;
+	const struct trace_comm **comms = NULL;
+	size_t n_comms = 0, meta_len = 0;
+	uint8_t *meta = NULL;
+	uint8_t hdr[TRACE_HEADER_SIZE];
+	int rc;
+
+	if (!m->n_ranks)
+		return nl_errf(err, NL_EINVAL, "%s: manifest has 0 ranks", path);
+	rc = sorted_comms(m, &comms, &n_comms, path, err);
+	if (rc)
+		return rc;
+	if (!written) {
+		si = scanned = calloc(m->n_ranks, sizeof *scanned);
+		if (!scanned) {
+			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
+	}
+	for (uint32_t r = 0; r < m->n_ranks; r++)
+		if ((!written && (rc = scan_stream(stream_paths[r], r, &scanned[r], err))) ||
+		    (rc = ws_check_stream(m, stream_paths, si, r, err)))
+			goto out;
+	if ((rc = ws_check_hosts(path, m, si[0].version, err)) ||
+	    (rc = ws_meta_block(path, m, comms, n_comms, si, &meta, &meta_len, err)))
+		goto out;
+	ws_header(hdr, m, si, meta, meta_len);
+	rc = ws_write(path, m, stream_paths, si, written != NULL, hdr, meta, meta_len, err);
+out:
 	free(meta);
-	free(mb.p);
 	free(scanned);
 	free(comms);
 	return rc;
