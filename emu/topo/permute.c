@@ -251,29 +251,15 @@ static int perm_cmp_key(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-int topo_perm_build(struct topo *t, int method, struct nl_err *err)
+/* t laid out as base: its routers' ports, endpoints, cabinets (the base's
+ * own, or pr->cab routers each) and links. */
+static int perm_copy_base(struct topo *t, const struct topo *base, const struct topo_perm_params *pr,
+			  struct nl_err *err)
 {
-	struct topo_perm_params *pr = t->params;
-	struct topo_permuted *view = t->state;
-	struct topo *base = NULL;
-	struct perm pm = {0};
-	uint32_t *n_ports = NULL, *best = NULL, *work = NULL, *base_a = NULL, *base_b = NULL;
-	struct progress prog;
-	int rc;
-
-	/* Its own line counts the trials, which are most of the work. */
-	t->building = NULL;
-	rc = topo_new(pr->base, &base, err);
-	if (rc < 0)
-		return nl_err_prefix(err, "topology '%s': base topology", t->ops->name);
-	progress_init(&prog, t->ops->name);
-	if (strlen(base->spec) < sizeof pr->base)
-		strcpy(pr->base, base->spec);
 	uint32_t n = base->n_routers;
-
-	/* The routers' layout: the base's ports, endpoints and cabinets. */
-	n_ports = malloc((size_t)n * sizeof *n_ports);
+	uint32_t *n_ports = malloc((size_t)n * sizeof *n_ports);
 	t->cabinet = malloc((size_t)n * sizeof *t->cabinet);
+	int rc = 0;
 	if (!n_ports || !t->cabinet) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
@@ -287,49 +273,115 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 		goto out;
 	memcpy(t->peer, base->peer, (size_t)t->n_ports * sizeof *t->peer);
 	memcpy(t->ep_port, base->ep_port, (size_t)t->n_endpoints * sizeof *t->ep_port);
+out:
+	free(n_ports);
+	return rc;
+}
 
-	/* Links and their cabinet-pair groups. */
-	pm.t = t;
-	pm.cab = t->cabinet;
-	pm.frac = pr->frac;
-	pm.n_links = (uint32_t)topo_count_links(t);
-	uint32_t L = pm.n_links;
-	pm.a = malloc((L + 1) * sizeof *pm.a);
-	pm.b = malloc((L + 1) * sizeof *pm.b);
-	base_a = malloc((L + 1) * sizeof *base_a);
-	base_b = malloc((L + 1) * sizeof *base_b);
-	pm.slot = malloc((L + 1) * sizeof *pm.slot);
-	pm.pos = malloc((L + 1) * sizeof *pm.pos);
-	pm.group = malloc((L + 1) * sizeof *pm.group);
-	pm.key = malloc((L + 1) * sizeof *pm.key);
-	pm.start = malloc((L + 2) * sizeof *pm.start);
-	best = malloc((size_t)t->n_ports * sizeof *best);
-	work = malloc((size_t)t->n_ports * sizeof *work);
-	if (!pm.a || !pm.b || !base_a || !base_b || !pm.slot || !pm.pos || !pm.group || !pm.key || !pm.start ||
-	    !best || !work) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory for %u links", L);
-		goto out;
-	}
+/* pm's arrays for t's links, the links themselves (also kept in base_a,
+ * base_b, each trial's start) and their cabinet-pair groups: the sorted
+ * distinct keys and each key's slot range. */
+static int perm_links(struct perm *pm, struct topo *t, const struct topo_perm_params *pr, uint32_t **base_a,
+		      uint32_t **base_b, struct nl_err *err)
+{
+	pm->t = t;
+	pm->cab = t->cabinet;
+	pm->frac = pr->frac;
+	pm->n_links = (uint32_t)topo_count_links(t);
+	uint32_t L = pm->n_links;
+	pm->a = malloc((L + 1) * sizeof *pm->a);
+	pm->b = malloc((L + 1) * sizeof *pm->b);
+	*base_a = malloc((L + 1) * sizeof **base_a);
+	*base_b = malloc((L + 1) * sizeof **base_b);
+	pm->slot = malloc((L + 1) * sizeof *pm->slot);
+	pm->pos = malloc((L + 1) * sizeof *pm->pos);
+	pm->group = malloc((L + 1) * sizeof *pm->group);
+	pm->key = malloc((L + 1) * sizeof *pm->key);
+	pm->start = malloc((L + 2) * sizeof *pm->start);
+	if (!pm->a || !pm->b || !*base_a || !*base_b || !pm->slot || !pm->pos || !pm->group || !pm->key || !pm->start)
+		return nl_errf(err, NL_ENOMEM, "out of memory for %u links", L);
 	uint32_t x = 0;
 	for (uint32_t g = 0; g < t->n_ports; g++)
 		if (topo_port_is_network(t, g) && t->peer[g] > g) {
-			base_a[x] = g;
-			base_b[x] = t->peer[g];
-			pm.a[x] = g;
-			pm.b[x] = t->peer[g];
-			pm.key[x] = perm_link_key(&pm, x);
+			(*base_a)[x] = g;
+			(*base_b)[x] = t->peer[g];
+			pm->a[x] = g;
+			pm->b[x] = t->peer[g];
+			pm->key[x] = perm_link_key(pm, x);
 			x++;
 		}
-	qsort(pm.key, L, sizeof *pm.key, perm_cmp_key);
-	pm.n_keys = 0;
+	qsort(pm->key, L, sizeof *pm->key, perm_cmp_key);
+	pm->n_keys = 0;
 	for (uint32_t i = 0; i < L; i++)
-		if (i == 0 || pm.key[i] != pm.key[i - 1])
-			pm.key[pm.n_keys++] = pm.key[i];
-	memset(pm.start, 0, (pm.n_keys + 1) * sizeof *pm.start);
+		if (i == 0 || pm->key[i] != pm->key[i - 1])
+			pm->key[pm->n_keys++] = pm->key[i];
+	memset(pm->start, 0, (pm->n_keys + 1) * sizeof *pm->start);
 	for (uint32_t i = 0; i < L; i++)
-		pm.start[perm_find(&pm, perm_link_key(&pm, i)) + 1]++;
-	for (uint32_t k = 0; k < pm.n_keys; k++)
-		pm.start[k + 1] += pm.start[k];
+		pm->start[perm_find(pm, perm_link_key(pm, i)) + 1]++;
+	for (uint32_t k = 0; k < pm->n_keys; k++)
+		pm->start[k + 1] += pm->start[k];
+	return 0;
+}
+
+/* One trial from the base links (base_a, base_b; t->peer the base's):
+ * the links permuted by method, seeded by the trial, and the resulting
+ * graph in work (base terminal ports, permuted links). */
+static int perm_trial(struct perm *pm, struct topo *t, const struct topo_perm_params *pr, int method,
+		      int64_t trial, const uint32_t *base_a, const uint32_t *base_b, uint32_t *work, struct nl_err *err)
+{
+	uint32_t L = pm->n_links;
+	memcpy(pm->a, base_a, L * sizeof *pm->a);
+	memcpy(pm->b, base_b, L * sizeof *pm->b);
+	uint32_t *fill = calloc(pm->n_keys + 1, sizeof *fill);
+	if (!fill)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < L; i++) {
+		uint32_t k = perm_find(pm, perm_link_key(pm, i));
+		pm->pos[i] = pm->start[k] + fill[k]++;
+		pm->slot[pm->pos[i]] = i;
+	}
+	free(fill);
+	NL_CHECK(topo_edgeset_from_topo(&pm->es, t, err));
+	rng_init(&pm->rng, (uint64_t)pr->seed, RNG_CLASS_TOPOLOGY, (uint64_t)trial + 1);
+	pm->swaps = 0;
+	int rc = perm_run(pm, method, t->n_cabinets, err);
+	topo_edgeset_release(&pm->es);
+	if (rc < 0)
+		return rc;
+	memcpy(work, t->peer, (size_t)t->n_ports * sizeof *work);
+	for (uint32_t i = 0; i < L; i++) {
+		work[pm->a[i]] = pm->b[i];
+		work[pm->b[i]] = pm->a[i];
+	}
+	return 0;
+}
+
+int topo_perm_build(struct topo *t, int method, struct nl_err *err)
+{
+	struct topo_perm_params *pr = t->params;
+	struct topo_permuted *view = t->state;
+	struct topo *base = NULL;
+	struct perm pm = {0};
+	uint32_t *best = NULL, *work = NULL, *base_a = NULL, *base_b = NULL;
+	struct progress prog;
+	int rc;
+
+	/* Its own line counts the trials, which are most of the work. */
+	t->building = NULL;
+	rc = topo_new(pr->base, &base, err);
+	if (rc < 0)
+		return nl_err_prefix(err, "topology '%s': base topology", t->ops->name);
+	progress_init(&prog, t->ops->name);
+	if (strlen(base->spec) < sizeof pr->base)
+		strcpy(pr->base, base->spec);
+	if ((rc = perm_copy_base(t, base, pr, err)) < 0 || (rc = perm_links(&pm, t, pr, &base_a, &base_b, err)) < 0)
+		goto out;
+	best = malloc((size_t)t->n_ports * sizeof *best);
+	work = malloc((size_t)t->n_ports * sizeof *work);
+	if (!best || !work) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory for %u links", pm.n_links);
+		goto out;
+	}
 
 	/* The base's own figures, for comparison. */
 	uint32_t diam;
@@ -347,41 +399,14 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 	view->diameter = UINT32_MAX;
 	view->distance_sum = UINT64_MAX;
 
+	/* The best trial: the smallest diameter, then distance sum. */
 	uint32_t *base_peer = t->peer;
 	for (int64_t trial = 0; trial < pr->trials; trial++) {
 		char detail[64];
 		snprintf(detail, sizeof detail, "trial %lld/%lld", (long long)trial + 1, (long long)pr->trials);
 		progress_update(&prog, (double)trial / (double)pr->trials, detail);
-		memcpy(pm.a, base_a, L * sizeof *pm.a);
-		memcpy(pm.b, base_b, L * sizeof *pm.b);
-		{
-			uint32_t *fill = calloc(pm.n_keys + 1, sizeof *fill);
-			if (!fill) {
-				rc = nl_errf(err, NL_ENOMEM, "out of memory");
-				goto out;
-			}
-			for (uint32_t i = 0; i < L; i++) {
-				uint32_t k = perm_find(&pm, perm_link_key(&pm, i));
-				pm.pos[i] = pm.start[k] + fill[k]++;
-				pm.slot[pm.pos[i]] = i;
-			}
-			free(fill);
-		}
-		t->peer = base_peer;
-		if ((rc = topo_edgeset_from_topo(&pm.es, t, err)) < 0)
+		if ((rc = perm_trial(&pm, t, pr, method, trial, base_a, base_b, work, err)) < 0)
 			goto out;
-		rng_init(&pm.rng, (uint64_t)pr->seed, RNG_CLASS_TOPOLOGY, (uint64_t)trial + 1);
-		pm.swaps = 0;
-		rc = perm_run(&pm, method, t->n_cabinets, err);
-		topo_edgeset_release(&pm.es);
-		if (rc < 0)
-			goto out;
-		/* The trial's graph: base terminal ports, permuted links. */
-		memcpy(work, base_peer, (size_t)t->n_ports * sizeof *work);
-		for (uint32_t i = 0; i < L; i++) {
-			work[pm.a[i]] = pm.b[i];
-			work[pm.b[i]] = pm.a[i];
-		}
 		t->peer = work;
 		int worse = topo_all_pairs(t, view->diameter == UINT32_MAX ? UINT32_MAX - 1 : view->diameter, &diam,
 					   &sum, err);
@@ -410,7 +435,6 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 out:
 	progress_done(&prog);
 	topo_free(base);
-	free(n_ports);
 	free(best);
 	free(work);
 	free(base_a);
