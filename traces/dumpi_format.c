@@ -543,27 +543,15 @@ static int64_t unwrap_sec(struct dumpi_stream *s, int clock, uint16_t sec16, uin
 			return ds_err(s, err, r->off, "%s record truncated", call->name); \
 	} while (0)
 
-int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err *err)
+/* A record's header after its label: the mask, thread id, CPU and wall
+ * times (wall preferred) into r, PAPI counters skipped. *posp past it;
+ * *mask for the status arguments. */
+static int ds_read_header(struct dumpi_stream *s, struct dumpi_rec *r, const struct dumpi_call *call, uint64_t *posp,
+			  uint8_t *maskp, struct nl_err *err)
 {
-	uint64_t pos = s->pos;
+	uint64_t pos = *posp;
 	int64_t t[2][2] = {{0, 0}, {0, 0}};
 	bool have[2] = {false, false};
-
-	memset(r, 0, sizeof *r);
-	r->off = pos;
-	if (pos + 2 > s->end)
-		return ds_err(s, err, pos, "call stream ends without its end-of-stream label");
-	r->label = be16(s->p + pos);
-	pos += 2;
-	if (r->label == DUMPI_END_OF_STREAM) {
-		s->pos = pos;
-		return 0;
-	}
-	const struct dumpi_call *call = r->label < DUMPI_N_LABELS ? &dumpi_calls[r->label] : NULL;
-	if (!call || !call->name)
-		return ds_err(s, err, r->off, "unknown call label %u", r->label);
-	if (!call->args)
-		return ds_err(s, err, r->off, "%s record: the DUMPI format defines no layout for it", call->name);
 	if (pos + 1 > s->end)
 		return ds_err(s, err, r->off, "%s record truncated", call->name);
 	uint8_t mask = s->p[pos++];
@@ -604,7 +592,140 @@ int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err
 		r->start_ns = t[c][0];
 		r->stop_ns = t[c][1];
 	}
+	*posp = pos;
+	*maskp = mask;
+	return 0;
+}
 
+/* A list of strings or of lists ('A' argv, 'S', 'T', 'J'): a->n and
+ * a->off, *posp past it. */
+static int ds_read_lists(struct dumpi_stream *s, struct dumpi_rec *r, const struct dumpi_call *call,
+			 struct dumpi_arg *a, char type, uint64_t *posp, struct nl_err *err)
+{
+	uint64_t pos = *posp;
+	NEED(4);
+	uint32_t n = be32(s->p + pos);
+	pos += 4;
+	if (type == 'A' && !have_version(s->ver, 0, 6, 2)) {
+		NEED(4);
+		pos += 4; /* argc written twice before 0.6.2 */
+	}
+	a->n = n;
+	a->off = pos;
+	for (uint32_t i = 0; i < n; i++) {
+		NEED(4);
+		uint32_t m = be32(s->p + pos);
+		pos += 4;
+		if (type == 'A' || type == 'S') {
+			NEED(m);
+			pos += m;
+		} else if (type == 'J') {
+			NEED((uint64_t)m * 4);
+			pos += (size_t)m * 4;
+		} else {
+			for (uint32_t j = 0; j < m; j++) {
+				NEED(4);
+				uint32_t l = be32(s->p + pos);
+				pos += 4;
+				NEED(l);
+				pos += l;
+			}
+		}
+	}
+	*posp = pos;
+	return 0;
+}
+
+/* One argument of descriptor letter type (see the table's comment) into
+ * a, *posp past it. */
+static int ds_read_arg(struct dumpi_stream *s, struct dumpi_rec *r, const struct dumpi_call *call,
+		       struct dumpi_arg *a, char type, uint8_t mask, uint64_t *posp, struct nl_err *err)
+{
+	uint64_t pos = *posp;
+	switch (type) {
+	case 'i':
+		NEED(4);
+		a->v = (int32_t)be32(s->p + pos);
+		pos += 4;
+		break;
+	case 'h':
+		NEED(2);
+		a->v = be16(s->p + pos);
+		pos += 2;
+		break;
+	case 'b':
+		NEED(1);
+		a->v = s->p[pos];
+		pos += 1;
+		break;
+	case 'l':
+		NEED(8);
+		a->v = (int64_t)be64(s->p + pos);
+		pos += 8;
+		break;
+	case 'I':
+	case 'H':
+	case 'B': {
+		size_t w = type == 'I' ? 4 : type == 'H' ? 2 : 1;
+		NEED(4);
+		a->n = be32(s->p + pos);
+		pos += 4;
+		NEED((uint64_t)a->n * w);
+		a->off = pos;
+		pos += (size_t)a->n * w;
+		break;
+	}
+	case 's':
+		NEED(4);
+		a->n = be32(s->p + pos);
+		NEED(4 + (uint64_t)a->n);
+		pos += 4 + (size_t)a->n;
+		break;
+	case 'A':
+	case 'S':
+	case 'T':
+	case 'J':
+		return ds_read_lists(s, r, call, a, type, posp, err);
+	case 'x':
+		if (!(mask & 3)) {
+			a->present = false;
+			break;
+		}
+		NEED(4);
+		a->n = be32(s->p + pos);
+		pos += 4;
+		NEED((uint64_t)a->n * status_size(s));
+		a->off = pos;
+		pos += (size_t)a->n * status_size(s);
+		break;
+	default:
+		NL_BUG("dumpi descriptor letter '%c' for %s", type, call->name);
+	}
+	*posp = pos;
+	return 0;
+}
+
+int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err *err)
+{
+	uint64_t pos = s->pos;
+	uint8_t mask = 0;
+
+	memset(r, 0, sizeof *r);
+	r->off = pos;
+	if (pos + 2 > s->end)
+		return ds_err(s, err, pos, "call stream ends without its end-of-stream label");
+	r->label = be16(s->p + pos);
+	pos += 2;
+	if (r->label == DUMPI_END_OF_STREAM) {
+		s->pos = pos;
+		return 0;
+	}
+	const struct dumpi_call *call = r->label < DUMPI_N_LABELS ? &dumpi_calls[r->label] : NULL;
+	if (!call || !call->name)
+		return ds_err(s, err, r->off, "unknown call label %u", r->label);
+	if (!call->args)
+		return ds_err(s, err, r->off, "%s record: the DUMPI format defines no layout for it", call->name);
+	NL_CHECK(ds_read_header(s, r, call, &pos, &mask, err));
 	for (const char *d = call->args; *d; d++) {
 		bool cond = false;
 		if (*d == '?') {
@@ -625,95 +746,7 @@ int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err
 			type = arr ? 'I' : 'i';
 			a->type = type;
 		}
-		switch (type) {
-		case 'i':
-			NEED(4);
-			a->v = (int32_t)be32(s->p + pos);
-			pos += 4;
-			break;
-		case 'h':
-			NEED(2);
-			a->v = be16(s->p + pos);
-			pos += 2;
-			break;
-		case 'b':
-			NEED(1);
-			a->v = s->p[pos];
-			pos += 1;
-			break;
-		case 'l':
-			NEED(8);
-			a->v = (int64_t)be64(s->p + pos);
-			pos += 8;
-			break;
-		case 'I':
-		case 'H':
-		case 'B': {
-			size_t w = type == 'I' ? 4 : type == 'H' ? 2 : 1;
-			NEED(4);
-			a->n = be32(s->p + pos);
-			pos += 4;
-			NEED((uint64_t)a->n * w);
-			a->off = pos;
-			pos += (size_t)a->n * w;
-			break;
-		}
-		case 's':
-			NEED(4);
-			a->n = be32(s->p + pos);
-			NEED(4 + (uint64_t)a->n);
-			pos += 4 + (size_t)a->n;
-			break;
-		case 'A':
-		case 'S':
-		case 'T':
-		case 'J': {
-			NEED(4);
-			uint32_t n = be32(s->p + pos);
-			pos += 4;
-			if (type == 'A' && !have_version(s->ver, 0, 6, 2)) {
-				NEED(4);
-				pos += 4; /* argc written twice before 0.6.2 */
-			}
-			a->n = n;
-			a->off = pos;
-			for (uint32_t i = 0; i < n; i++) {
-				NEED(4);
-				uint32_t m = be32(s->p + pos);
-				pos += 4;
-				if (type == 'A' || type == 'S') {
-					NEED(m);
-					pos += m;
-				} else if (type == 'J') {
-					NEED((uint64_t)m * 4);
-					pos += (size_t)m * 4;
-				} else {
-					for (uint32_t j = 0; j < m; j++) {
-						NEED(4);
-						uint32_t l = be32(s->p + pos);
-						pos += 4;
-						NEED(l);
-						pos += l;
-					}
-				}
-			}
-			break;
-		}
-		case 'x':
-			if (!(mask & 3)) {
-				a->present = false;
-				break;
-			}
-			NEED(4);
-			a->n = be32(s->p + pos);
-			pos += 4;
-			NEED((uint64_t)a->n * status_size(s));
-			a->off = pos;
-			pos += (size_t)a->n * status_size(s);
-			break;
-		default:
-			NL_BUG("dumpi descriptor letter '%c' for %s", *d, call->name);
-		}
+		NL_CHECK(ds_read_arg(s, r, call, a, type, mask, &pos, err));
 	}
 	s->pos = pos;
 	return 1;
