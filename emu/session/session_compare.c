@@ -694,6 +694,33 @@ static void cmp_check_file(struct cmp *c, const char *path, const char *fmt, ...
 		cmp_problem(c, "%s", err.msg);
 }
 
+/* [study] reference names one of the study's systems. A name that is not
+ * one is refused with the systems' names (and the one it is a typo of),
+ * as an unknown plug-in name lists the valid ones: 'fat-tree' against
+ * [system fattree] said only "expected the name of a [system NAME]". */
+static void cmp_check_reference(struct cmp *c)
+{
+	const char *names[CMP_MAX_SYS];
+	char list[1024] = "", at[1100];
+	size_t used = 0;
+	if (!c->n_sys)
+		return; /* said once: no [system NAME] section */
+	for (uint32_t i = 0; i < c->n_sys; i++) {
+		if (!strcmp(c->sys[i].name, c->reference))
+			return;
+		names[i] = c->sys[i].name;
+		if (used < sizeof list) {
+			int k = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+			used += k > 0 ? (size_t)k : 0;
+		}
+	}
+	const char *near = config_name_near(c->reference, strlen(c->reference), names, c->n_sys);
+	cmp_problem(c, "%s: [study] key 'reference': value '%s': expected the name of a [system NAME] "
+		       "(%s%s%ssystems: %s)",
+		    cmp_at(c, c->reference_line, at, sizeof at), c->reference, near ? "did you mean '" : "",
+		    near ? near : "", near ? "'? " : "", list);
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system, and the
  * caller writes none of the files the study reads. */
@@ -712,14 +739,8 @@ static void cmp_validate(struct cmp *c)
 	const struct layout_model *m = layout_model_find(c->preset, &err);
 	if (!m)
 		cmp_problem(c, "%s: [study] key 'preset': %s", cmp_at(c, c->preset_line, at, sizeof at), err.msg);
-	if (c->reference) {
-		bool found = false;
-		for (uint32_t i = 0; i < c->n_sys; i++)
-			found |= !strcmp(c->sys[i].name, c->reference);
-		if (!found)
-			cmp_problem(c, "%s: [study] key 'reference': value '%s': expected the name of a [system NAME]",
-				    cmp_at(c, c->reference_line, at, sizeof at), c->reference);
-	}
+	if (c->reference)
+		cmp_check_reference(c);
 	for (uint32_t i = 0; i < c->n_wl; i++) {
 		struct cmp_wl *w = &c->wl[i];
 		cmp_check_file(c, w->trace, "%s:%d [workload %s] trace", c->path, w->trace_line, w->name);

@@ -535,6 +535,12 @@ printf '[study]\nreference = a\n[system a]\ntopology = torus:k=4x4\n[sytem b]\n[
 bad typo "netloom compare: $dir/typo.ini:5: section [sytem b]: expected [study], [system NAME] or [workload NAME] (did you mean [system b]?)
 netloom compare: $dir/typo.ini:8: section [wrkload x]: expected [study], [system NAME] or [workload NAME] (did you mean [workload x]?)
 netloom compare: $dir/typo.ini:10: section [bogus]: expected [study], [system NAME] or [workload NAME]"
+# A reference that names no system said only "expected the name of a
+# [system NAME]": it lists the systems, and the one it is a typo of.
+printf '[study]\nreference = fat-tree\n[system torus]\ntopology = torus:k=4x4\n[system fattree]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badref.ini"
+bad badref "netloom compare: $dir/badref.ini:2: [study] key 'reference': value 'fat-tree': expected the name of a [system NAME] (did you mean 'fattree'? systems: torus, fattree)"
+sed 's/^reference = fat-tree$/reference = dragonfly/' "$dir/badref.ini" > "$dir/badref2.ini"
+bad badref2 "netloom compare: $dir/badref2.ini:2: [study] key 'reference': value 'dragonfly': expected the name of a [system NAME] (systems: torus, fattree)"
 # A key before the first header was dropped silently.
 printf 'seeds = 3\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nosection.ini"
 bad nosection "netloom compare: $dir/nosection.ini:1: key 'seeds' before any section; expected it under [study], [system NAME] or [workload NAME]"
