@@ -449,6 +449,35 @@ static void cmp_check_flit_counts(struct cmp *c, const struct cmp_sys *s, const 
 	}
 }
 
+/* The flit network of system s, built once as each of its replays builds
+ * it (the family's routing when it names none), then freed: the refusals
+ * the engine makes only as it builds (UGAL-G's live view with partitions
+ * or threads, ugal's queue = routed without sequential_allocation, ...)
+ * failed every replay of the system, the study run on and its report
+ * written with error cells (exit 3), where `netloom replay` refuses them
+ * before running (exit 2). Run after the system's other checks passed, so
+ * a refusal already said is not said again. */
+static void cmp_check_flit_build(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
+{
+	if (strcmp(c->backend, "flit"))
+		return;
+	struct nl_err err = {0};
+	struct net_backend *b = NULL;
+	const struct net_backend_ops *ops = net_backend_find("flit", &err);
+	if (ops && (config_get(&sim->cfg, "routing_function") || session_set_picked_routing(sim, "-s", &err) == 0) &&
+	    net_backend_new(ops, &sim->cfg, sim->topo, &b, &err) == 0) {
+		net_backend_free(b);
+		return;
+	}
+	/* The engine names the file:line of a key set in a config file, not
+	 * the study's inline keys: its refusals are of the routing function
+	 * against other keys, so the line is routing_function's when the
+	 * study sets it, else the system's header. */
+	char where[1200];
+	cmp_where(c, s, "routing_function", where, sizeof where);
+	cmp_problem(c, "%s: %s", where, err.msg);
+}
+
 /* A system's own placement and placement_seed (inline or in its config
  * file) were overwritten by every replay with its workload's placement
  * and its seed (cmp_run_one), so its cells ran placed otherwise than
@@ -797,6 +826,7 @@ static void cmp_validate(struct cmp *c)
 		} else {
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);
+			const size_t n_problems = c->n_problems;
 			cmp_check_routing(c, s, sim, rf);
 			cmp_check_flit_counts(c, s, sim);
 			cmp_check_fit(c, s, sim);
@@ -808,6 +838,8 @@ static void cmp_validate(struct cmp *c)
 				cmp_problem(c, "out of memory");
 			if (m && cmp_sys_cost(c, s, sim->topo, &sim->cfg, &err) < 0)
 				cmp_layout_problem(c, s, sim, err.msg);
+			if (c->n_problems == n_problems)
+				cmp_check_flit_build(c, s, sim);
 		}
 		nl_sim_free(sim);
 	}

@@ -541,6 +541,17 @@ printf '[study]\nreference = fat-tree\n[system torus]\ntopology = torus:k=4x4\n[
 bad badref "netloom compare: $dir/badref.ini:2: [study] key 'reference': value 'fat-tree': expected the name of a [system NAME] (did you mean 'fattree'? systems: torus, fattree)"
 sed 's/^reference = fat-tree$/reference = dragonfly/' "$dir/badref.ini" > "$dir/badref2.ini"
 bad badref2 "netloom compare: $dir/badref2.ini:2: [study] key 'reference': value 'dragonfly': expected the name of a [system NAME] (systems: torus, fattree)"
+# What the flit network refuses only as it builds (UGAL-G's live view
+# with threads or partitions, ugal queue = routed without
+# sequential_allocation) ran the study, every replay of the system an
+# error cell (exit 3, report written); refused before any run now, as
+# netloom replay refuses it, inline at routing_function's line, from a
+# config file at its own.
+printf '[study]\nbackend = flit\n[system d]\ntopology = dragonfly:a=4,p=2,h=2\nrouting_function = ugal:mode=global\nthreads = 2\n[system e]\ntopology = dragonfly:a=4,p=2,h=2\nrouting_function = ugal:queue=routed\n[system f]\nconfig = ugalg.ini\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/flitbuild.ini"
+printf '[network]\ntopology = dragonfly:a=4,p=2,h=2\nrouting_function = ugal:mode=global\n[simulation]\npartitions = 2\n' > "$dir/ugalg.ini"
+bad flitbuild "netloom compare: $dir/flitbuild.ini:5: [system d]: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,queue=credit' reads the live global congestion view, which threads = 2 cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1
+netloom compare: $dir/flitbuild.ini:9: [system e]: routing_function 'ugal:mode=local,inter=router,threshold=0,snapshot=0,queue=routed' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0
+netloom compare: $dir/flitbuild.ini:10: [system f]: $dir/ugalg.ini:3: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,queue=credit' reads the live global congestion view, which partitions = 2 (from $dir/ugalg.ini:5) cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1"
 # A key before the first header was dropped silently.
 printf 'seeds = 3\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nosection.ini"
 bad nosection "netloom compare: $dir/nosection.ini:1: key 'seeds' before any section; expected it under [study], [system NAME] or [workload NAME]"
