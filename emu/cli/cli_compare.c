@@ -63,9 +63,10 @@ enum { COMPARE_N_FILES = 3 };
 static const char *const compare_files[COMPARE_N_FILES] = {"report.json", "report.md", "index.html"};
 
 /* Whether the report can be written into dir, checked before the study
- * runs: a directory where report.md goes, or a DIR that is a file, fails
- * now with nothing run (exit 2, docs/procurement.md "every problem is
- * found before the first replay"), not after every replay. A DIR not yet
+ * runs: a directory where report.md goes, or a DIR or DIR/cache that is
+ * a file, fails now with nothing run (exit 2, docs/procurement.md "every
+ * problem is found before the first replay"), not after every replay (nor,
+ * for DIR/cache, after the systems were built and priced). A DIR not yet
  * there is session_compare's to create, in a folder that must be there
  * and writable: checked as an output file's is, its line naming -o as
  * every output's names its option ("-o: nodir/x: nodir: no such
@@ -80,6 +81,10 @@ static int compare_check_dir(const char *dir, struct nl_err *err)
 	if (!S_ISDIR(st.st_mode))
 		return nl_errf(err, NL_EINVAL, "-o %s: not a directory; expected a directory to write the report to",
 			       dir);
+	snprintf(path, sizeof path, "%s/cache", dir);
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return nl_errf(err, NL_EINVAL, "-o: %s: not a directory; expected a directory for the report's cache",
+			       path);
 	for (size_t i = 0; i < COMPARE_N_FILES; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, compare_files[i]);
 		NL_CHECK(cli_check_output("-o", path, err));

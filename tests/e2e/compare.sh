@@ -593,7 +593,7 @@ expect_eq "-o under a file" "$rc:$out" "2:netloom compare: -o: $dir/w1.ini/x: $d
 mkdir "$dir/wc"
 : > "$dir/wc/cache"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?
-expect_eq "DIR/cache a file" "$rc:$out" "2:netloom compare: $dir/wc/cache: not a directory; expected a directory for the report's cache"
+expect_eq "DIR/cache a file" "$rc:$out" "2:netloom compare: -o: $dir/wc/cache: not a directory; expected a directory for the report's cache"
 # A write that fails after the runs (a full disk; here a file size limit
 # below index.html's size) is status 1, and the report is the previous
 # one whole, three files and no temporary one left.
