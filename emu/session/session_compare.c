@@ -232,9 +232,11 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 			w->trace_line = line;
 		} else if (!strcmp(name, "ranks")) {
 			w->ranks_line = line;
+			/* The range said: 4294967304, a positive integer, was
+			 * refused as not one. */
 			if (!cmp_parse_u32(value, 1, UINT32_MAX, &w->ranks))
-				cmp_problem(c, "%s:%d: [%s] key 'ranks': value '%s': expected a positive integer", f, line,
-					    sec, value);
+				cmp_problem(c, "%s:%d: [%s] key 'ranks': value '%s': expected an integer in [1, %" PRIu32
+					       "] (the trace's ranks)", f, line, sec, value, UINT32_MAX);
 		} else if (!strcmp(name, "weight")) {
 			w->weight = param_strtod(value, &end);
 			/* 1e309 reads as inf, 1e-330 as 0: "> 0" alone read as wrong

@@ -340,6 +340,11 @@ bad dupsys "netloom compare: $dir/dupsys.ini:3: [system a]: system 'a' defined t
 printf '[system a]\ntopology = torus:k=4x4\n[system  a ]\ntopology = fattree:k=4,n=2\n[workload  w ]\ntrace = %s\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/dupblank.ini"
 bad dupblank "netloom compare: $dir/dupblank.ini:3: [system  a ]: system 'a' defined twice; expected one section per system
 netloom compare: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
+# ranks past 2^32 - 1, a positive integer, was refused as "expected a
+# positive integer": the range is said.
+printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 4294967304\n[workload v]\ntrace = %s\nranks = 0\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/bigranks.ini"
+bad bigranks "netloom compare: $dir/bigranks.ini:5: [workload w] key 'ranks': value '4294967304': expected an integer in [1, 4294967295] (the trace's ranks)
+netloom compare: $dir/bigranks.ini:8: [workload v] key 'ranks': value '0': expected an integer in [1, 4294967295] (the trace's ranks)"
 # A weight is a decimal number: strtod read 0x1p1 as 2.
 printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 0x1p1\n' "$s/lammps-lj-8.nlt" > "$dir/hexweight.ini"
 bad hexweight "netloom compare: $dir/hexweight.ini:5: [workload w] key 'weight': value '0x1p1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
