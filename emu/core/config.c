@@ -134,13 +134,24 @@ static const char *config_suggest_section(const struct config *c, const char *na
 }
 
 /* "WHERE: unknown section [NAME]", with "(did you mean [S]?)" after a
- * typo of a section, as an unknown key names the key it is close to. */
+ * typo of a section, as an unknown key names the key it is close to, and
+ * else the sections there are ('[topology]', a key's name, said nothing
+ * of where keys go). */
 static int config_unknown_section(const struct config *c, const char *where, const char *name, size_t n,
 				  struct nl_err *err)
 {
 	const char *s = config_suggest_section(c, name, n);
-	return nl_errf(err, NL_ECONFIG, "%s: unknown section [%.*s]%s%s%s", where, (int)n, name,
-		       s ? " (did you mean [" : "", s ? s : "", s ? "]?)" : "");
+	if (s)
+		return nl_errf(err, NL_ECONFIG, "%s: unknown section [%.*s] (did you mean [%s]?)", where, (int)n,
+			       name, s);
+	char list[512] = "";
+	size_t used = 0;
+	for (size_t t = 0; t < c->n_tables && used < sizeof list; t++) {
+		const char *sep = !t ? "" : t + 1 == c->n_tables ? " or " : ", ";
+		int k = snprintf(list + used, sizeof list - used, "%s[%s]", sep, c->tables[t]->section);
+		used += k > 0 ? (size_t)k : 0;
+	}
+	return nl_errf(err, NL_ECONFIG, "%s: unknown section [%.*s]; expected %s", where, (int)n, name, list);
 }
 
 static int config_put(struct config *c, const struct config_table *t, const struct param_def *d,

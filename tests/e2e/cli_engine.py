@@ -22,6 +22,8 @@ BOOKSIM_CFG = sys.argv[3] if len(sys.argv) > 3 else ""
 
 # A small, quick network for the cases that only need some run.
 SMALL = ("-s", "topology=mesh:k=4x4", "-s", "num_vcs=2", "-s", "sample_period=300")
+# What an unknown section header that is no typo of one is told.
+SECTIONS = "; expected [network], [router], [traffic], [simulation], [replay], [layout] or [analytic]"
 
 
 def need_booksim():
@@ -320,7 +322,7 @@ def case_suggestions():
     with tempfile.TemporaryDirectory() as tmp:
         for text, line in (("[netwrk]\ntopology = torus:k=4x4\n", "1: unknown section [netwrk] (did you mean [network]?)"),
                            ("num_vcs = 2\n[Router]\n", "2: unknown section [Router] (did you mean [router]?)"),
-                           ("[bogus]\n", "1: unknown section [bogus]")):
+                           ("[bogus]\n", "1: unknown section [bogus]" + SECTIONS)):
             path = os.path.join(tmp, "s.ini")
             open(path, "w").write(text)
             for cmd in ("run", "config"):
@@ -817,7 +819,7 @@ def case_errors():
             (("-s", "novalue"), "-s: expected key=value, got 'novalue'"),
             (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value"),
             (("-c", in_file), f"{in_file}:3: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
-            (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]"),
+            (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]" + SECTIONS),
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
             (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
             (("-c", bracket), f"{bracket}:2: '[router': expected ']' at the end of a section header"),

@@ -687,6 +687,13 @@ static void test_config_file(void)
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section [rt]");
 	CHECK(strstr(e.msg, "did you mean") == NULL);
 	unlink(p);
+	/* Another word (here a key's name) names the sections there are (this
+	 * configuration's one): it said "unknown section [topology]" and
+	 * nothing of where keys go. */
+	p = test_write_tmp("[topology]\ntopology = torus:k=4x4\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section [topology]; expected [network]");
+	CHECK(strstr(e.msg, "[network] or") == NULL);
+	unlink(p);
 	/* "[]" names no section: its keys read as section-less ones. */
 	p = test_write_tmp("[]\nnum_vcs = 4\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section []");
