@@ -348,6 +348,17 @@ def case_unread_keys():
             "(synthetic traffic on the flit model); it has no effect"])
         if cmd == "run":
             eq("run: the same results", p.stdout, plain)
+        # lookahead_decide times BookSim's lookahead routing alone
+        # (routing_delay = 0): with the default routing_delay = 1 it
+        # changed nothing, silently.
+        p = run(cmd, *base, "-s", "lookahead_decide=upstream", *extra)
+        eq(f"{cmd}: lookahead_decide without routing_delay = 0", p.stderr.decode().splitlines(), [
+            f"netloom {cmd}: warning: -s lookahead_decide=upstream: key 'lookahead_decide' of [router] is not read "
+            f"by {cmd} (without routing_delay = 0); it has no effect"])
+        if cmd == "run":
+            eq("run: lookahead_decide, the same results", p.stdout, plain)
+        p = run(cmd, *base, "-s", "lookahead_decide=upstream", "-s", "routing_delay=0", *extra)
+        eq(f"{cmd}: lookahead_decide with routing_delay = 0", p.stderr.decode(), "")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sys.ini")
         write(path, "[network]\ntopology = torus:k=4x4\n[replay]\nplacement = spread\n[layout]\nlayout_seed = 3\n")

@@ -37,6 +37,13 @@ expect_eq "unread keys: the same prediction" "$(json "$dir/pw.json" 'd["results"
   "$(json "$dir/pp.json" 'd["results"]["runtime"]["predicted_s"]')"
 out=$("$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 -s num_vcs=4 -s ideal=yes 2>&1 > /dev/null)
 expect_eq "unread keys on the flit backend" "$out" "netloom replay: warning: -s ideal=yes: key 'ideal' of [analytic] is not read by replay (backend flit); it has no effect"
+# lookahead_decide times BookSim's lookahead routing (routing_delay = 0)
+# alone: with the default routing_delay = 1 '-s lookahead_decide=upstream'
+# changed nothing, silently. Warned of; not with routing_delay = 0.
+out=$("$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 -s lookahead_decide=upstream 2>&1 > /dev/null)
+expect_eq "lookahead_decide without routing_delay = 0" "$out" "netloom replay: warning: -s lookahead_decide=upstream: key 'lookahead_decide' of [router] is not read by replay (without routing_delay = 0); it has no effect"
+out=$("$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 -s lookahead_decide=upstream -s routing_delay=0 2>&1 > /dev/null)
+expect_eq "lookahead_decide with routing_delay = 0" "$out" ""
 # placement_seed seeds the random policies alone: under linear (the
 # default) or contiguous '-s placement_seed=7' changed no endpoint, silently.
 # Warned of; not under random-node, which draws from it.
