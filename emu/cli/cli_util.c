@@ -1266,6 +1266,14 @@ static bool cli_study_unread_why(const struct config *cfg, const struct config_t
 		snprintf(why, n, "without cable_latency = 1");
 		return true;
 	}
+	if (!strcmp(key, "lookahead_decide")) {
+		struct router_cfg rc;
+		struct nl_err ignored = {0};
+		if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0 || rc.routing_delay == 0)
+			return false;
+		snprintf(why, n, "without routing_delay = 0");
+		return true;
+	}
 	bool every_map = cli_all_placed(placements, n_wl, "map");
 	if (!strcmp(key, "placement_map")) {
 		for (size_t i = 0; i < n_wl; i++)

@@ -101,5 +101,14 @@ printf '[workload hpcc2]\ntrace = %s\nplacement = contiguous\n' "$s/hpcc-8.nlt" 
 "$netloom" compare "$dir/map.ini" -o "$dir/map2" > /dev/null 2> "$dir/map2.err" || fail "map and contiguous: exit $?"
 expect_eq "map and contiguous: no warning" "$(cat "$dir/map2.err")" ""
 
+# lookahead_decide times BookSim's lookahead routing (routing_delay = 0)
+# alone: a flit study's system with it and the default routing_delay = 1
+# ran as without it, silently. Warned of; not with routing_delay = 0.
+printf 'netloom-trace 2\nranks 2\nrank 0\ninit t=0 dur=0\nisend t=1000 dur=0 peer=1 tag=0 bytes=64 req=0\nwaitall t=2000 dur=0 reqs=0\nfinalize t=3000 dur=0\nrank 1\ninit t=0 dur=0\nirecv t=1000 dur=0 peer=0 tag=0 bytes=64\nwaitall t=2000 dur=0 reqs=0\nfinalize t=3000 dur=0\n' > "$dir/tiny.txt"
+"$netloom" trace encode "$dir/tiny.txt" "$dir/tiny.nlt" || fail "trace encode: exit $?"
+printf '[study]\nbackend = flit\n[system a]\ntopology = torus:k=4x4\nlookahead_decide = upstream\n[system b]\ntopology = torus:k=4x4\nlookahead_decide = upstream\nrouting_delay = 0\n[workload w]\ntrace = tiny.nlt\n' > "$dir/la.ini"
+"$netloom" compare "$dir/la.ini" -o "$dir/la" > /dev/null 2> "$dir/la.err" || fail "lookahead study: exit $?"
+expect_eq "lookahead_decide without routing_delay = 0" "$(cat "$dir/la.err")" "netloom compare: warning: $dir/la.ini:5: [system a] key 'lookahead_decide': value 'upstream' is not read by compare (without routing_delay = 0); it has no effect"
+
 [ $fails -eq 0 ] && echo "compare_unread: all checks passed"
 exit $((fails > 0))
