@@ -116,7 +116,7 @@ SKIP = {
     "mpirun -np 4 netloom compare study.ini -o report": "mpirun; study.ini: the reader's study",
     "srun --mpi=pmix netloom run -c big.ini -s threads=2 -s partitioner=metis --json big.json":
         "a Slurm job script (srun); big.ini: the reader's configuration",
-    '/usr/bin/time -f "%e s" mpirun -np 2 build/netloom run -c ft_anca.toml -s injection_rate=0.3 --reproducible':
+    '/usr/bin/time -f "%e s" mpirun -np 2 build/netloom run -c ft_anca.ini -s injection_rate=0.3 --reproducible':
         "mpirun (tests/e2e/mpi_upstream.sh runs the same)",
     "mpirun -np 4 netloom sweep -c my.ini --rates 0.05:0.8:0.05 --spread points --json curve.json":
         "mpirun; my.ini: the reader's configuration",
