@@ -766,6 +766,99 @@ static void test_dumpi_calls(void)
 	trace_archive_close(a);
 }
 
+/* Six ranks build groups of world by every constructor (excl, range_excl
+ * with a stride, union, intersection, difference, range_incl with a
+ * negative stride) and a communicator of each. */
+static void write_group_ops_rank(const char *path, uint32_t rank)
+{
+	struct dw w = {.n = 0};
+	uint64_t body = dw_begin(&w);
+	(void)rank;
+	rec(&w, DL_Init, 0);
+	put32(&w, 0);
+	rec(&w, DL_Comm_group, 10); /* world -> 10: 0..5 */
+	put16(&w, DH_COMM_WORLD);
+	put16(&w, 10);
+	rec(&w, DL_Group_excl, 20); /* 10 without {1, 4} -> 11: 0 2 3 5 */
+	put16(&w, 10);
+	put32(&w, 2);
+	put_iarr(&w, (int32_t[]){1, 4}, 2);
+	put16(&w, 11);
+	rec(&w, DL_Group_range_excl, 30); /* 10 without (0, 4, 2) -> 12: 1 3 5 */
+	put16(&w, 10);
+	put32(&w, 1);
+	put32(&w, 1);
+	put_iarr(&w, (int32_t[]){0, 4, 2}, 3);
+	put16(&w, 12);
+	rec(&w, DL_Group_union, 40); /* 11 | 12 -> 13: 0 2 3 5 1 */
+	put16(&w, 11);
+	put16(&w, 12);
+	put16(&w, 13);
+	rec(&w, DL_Group_intersection, 50); /* 11 & 12 -> 14: 3 5 */
+	put16(&w, 11);
+	put16(&w, 12);
+	put16(&w, 14);
+	rec(&w, DL_Group_difference, 60); /* 11 - 12 -> 15: 0 2 */
+	put16(&w, 11);
+	put16(&w, 12);
+	put16(&w, 15);
+	rec(&w, DL_Group_range_incl, 70); /* 10, (5, 1, -2) -> 16: 5 3 1 */
+	put16(&w, 10);
+	put32(&w, 1);
+	put32(&w, 1);
+	put_iarr(&w, (int32_t[]){5, 1, -2}, 3);
+	put16(&w, 16);
+	for (uint16_t g = 13; g <= 16; g++) {
+		rec(&w, DL_Comm_create, 80 + 10 * g); /* world, group g -> 7 + g */
+		put16(&w, DH_COMM_WORLD);
+		put16(&w, g);
+		put16(&w, (uint16_t)(7 + g));
+	}
+	rec(&w, DL_Finalize, 300);
+	dw_finish(&w, body, path);
+}
+
+static void test_dumpi_group_ops(void)
+{
+	struct nl_err e = {0};
+	const char *meta = dw_write_trace("grpops", 6, write_group_ops_rank);
+	CHECK_OK(trace_import(meta, test_tmppath("grpops.nlt"), NULL, NULL, &e), &e);
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, test_tmppath("grpops.nlt"), &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	static const uint32_t want[4][6] = {{0, 2, 3, 5, 1}, {3, 5}, {0, 2}, {5, 3, 1}};
+	static const uint32_t want_n[4] = {5, 2, 2, 3};
+	CHECK_EQ(m->n_comms, 2 + 4);
+	/* Each rank's k-th comm_create: the communicator of group 13 + k when
+	 * the rank is in it (its members in group order), else MPI_COMM_NULL. */
+	for (uint32_t r = 0; r < 6; r++) {
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		int k = 0;
+		CHECK_OK(trace_rank_open(a, r, &rd, &e), &e);
+		while (trace_rank_next(rd, &op, &e) == 1) {
+			if (op.kind != TOP_COMM_CREATE || k >= 4)
+				continue;
+			bool member = false;
+			for (uint32_t i = 0; i < want_n[k]; i++)
+				member |= want[k][i] == r;
+			const struct trace_comm *c = trace_manifest_find_comm(m, op.new_comm);
+			if (!member && op.new_comm != TRACE_COMM_NULL)
+				TEST_FAIL_("rank %u, group %d: communicator %u, expected MPI_COMM_NULL", r, 13 + k,
+					   op.new_comm);
+			else if (member && (!c || c->size != want_n[k] ||
+					    memcmp(c->world_ranks, want[k], want_n[k] * sizeof *want[k])))
+				TEST_FAIL_("rank %u, group %d: communicator of %u ranks (first %u), expected %u (first %u)",
+					   r, 13 + k, c ? c->size : 0, c && c->size ? c->world_ranks[0] : 0, want_n[k],
+					   want[k][0]);
+			k++;
+		}
+		CHECK_EQ(k, 4);
+		trace_rank_close(rd);
+	}
+	trace_archive_close(a);
+}
+
 /* A .meta with fewer numprocs than the rank files were recorded with:
  * testbgp's ranks build a group of world ranks 0..6, and 3 of them are
  * outside a 3-rank world. Was exit 0 with the communicator, and all 525
@@ -1400,6 +1493,7 @@ int main(void)
 	TEST_RUN(test_dumpi_calls);
 	TEST_RUN(test_dumpi_group_outside);
 	TEST_RUN(test_dumpi_groups);
+	TEST_RUN(test_dumpi_group_ops);
 	TEST_RUN(test_simgrid_ti32);
 	TEST_RUN(test_simgrid_isend_test_wait);
 	TEST_RUN(test_simgrid_datatypes_and_v);
