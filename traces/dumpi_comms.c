@@ -143,147 +143,185 @@ static uint32_t be32_at(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* MPI_Comm_group: the communicator's members (self: this rank alone);
+ * *ok false when the communicator is unknown. */
+static int p1_group_of_comm(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p, const struct dumpi_rec *r,
+			    struct dumpi_group *g, bool *ok)
+{
+	int64_t gid = dumpi_comm_get(p->comm, p->n_comm, (uint16_t)r->a[0].v);
+	if (gid == TRACE_COMM_SELF) {
+		g->n = 1;
+		g->wr = malloc(sizeof *g->wr);
+		if (!g->wr)
+			return dumpi_nomem(d);
+		g->wr[0] = rank;
+	} else if (gid >= 0 && gid < d->n_gc && gid != TRACE_COMM_NULL) {
+		g->n = d->gc[gid].size;
+		g->wr = malloc((g->n ? g->n : 1) * sizeof *g->wr);
+		if (!g->wr)
+			return dumpi_nomem(d);
+		if (g->n) /* an empty list may be NULL, which memcpy must not get */
+			memcpy(g->wr, d->gc[gid].members, g->n * sizeof *g->wr);
+	} else {
+		*ok = false;
+	}
+	return 0;
+}
+
+/* The ranks of old group g1 that a Group_(range_)incl/excl record lists
+ * (a[2]), in the order given, into *sel (malloc'd, *ns of them). MPI
+ * requires them distinct (MPI-3.1 §6.3.2): a repeat makes the group
+ * unknown (*ok false), which also bounds the list by g1->n. Each must
+ * also be a rank of the old group (§6.3.2), whose size is known here: one
+ * outside it means the rank files do not belong to a job of this size (a
+ * .meta with too few numprocs), so the input is refused rather than the
+ * communicator and all its traffic dropped. */
+static int p1_group_selected(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p,
+			     const struct dumpi_rec *r, const struct dumpi_group *g1, uint32_t **selp, uint32_t *nsp,
+			     bool *ok)
+{
+	const struct dumpi_arg *a = r->a;
+	bool range = r->label == DL_Group_range_incl || r->label == DL_Group_range_excl;
+	uint32_t *sel = NULL, ns = 0, cap = 0, n = a[2].n;
+	size_t off = a[2].off;
+	bool *seen = calloc(g1->n ? g1->n : 1, sizeof *seen);
+	int rc = 0;
+	if (!seen)
+		return dumpi_nomem(d);
+	for (uint32_t i = 0; i < n && *ok && rc == 0; i++) {
+		int64_t first, last, stride;
+		if (range) {
+			uint32_t m = be32_at(p->st.p + off);
+			if (m != 3) {
+				*ok = false;
+				break;
+			}
+			first = (int32_t)be32_at(p->st.p + off + 4);
+			last = (int32_t)be32_at(p->st.p + off + 8);
+			stride = (int32_t)be32_at(p->st.p + off + 12);
+			off += 16;
+		} else {
+			first = last = dumpi_arr(&p->st, &a[2], i);
+			stride = 1;
+		}
+		if (!stride) {
+			*ok = false;
+			break;
+		}
+		for (int64_t x = first; stride > 0 ? x <= last : x >= last; x += stride) {
+			if (x < 0 || x >= g1->n) {
+				rc = dumpi_rec_err(d, rank, r->off, "%s: member %lld outside its group (size %u)",
+						   dumpi_label_name(r->label), (long long)x, g1->n);
+				break;
+			}
+			if (seen[x]) {
+				*ok = false;
+				break;
+			}
+			seen[x] = true;
+			if (ns == cap) {
+				cap = cap ? 2 * cap : 16;
+				uint32_t *t = realloc(sel, cap * sizeof *t);
+				if (!t) {
+					rc = dumpi_nomem(d);
+					break;
+				}
+				sel = t;
+			}
+			sel[ns++] = (uint32_t)x;
+		}
+	}
+	free(seen);
+	if (rc < 0 || !*ok) {
+		free(sel);
+		return rc;
+	}
+	*selp = sel;
+	*nsp = ns;
+	return 0;
+}
+
+/* Group_incl, _excl, _range_incl, _range_excl of the group a[0]. */
+static int p1_group_select(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p, const struct dumpi_rec *r,
+			   struct dumpi_group *g, bool *ok)
+{
+	struct dumpi_group g1;
+	uint32_t *sel = NULL, ns = 0;
+	bool incl = r->label == DL_Group_incl || r->label == DL_Group_range_incl;
+	if (!grp_get(p, (uint16_t)r->a[0].v, &g1)) {
+		*ok = false;
+		return 0;
+	}
+	NL_CHECK(p1_group_selected(d, rank, p, r, &g1, &sel, &ns, ok));
+	if (!*ok)
+		return 0;
+	g->wr = malloc((g1.n ? g1.n : 1) * sizeof *g->wr);
+	if (!g->wr) {
+		free(sel);
+		return dumpi_nomem(d);
+	}
+	if (incl) {
+		for (uint32_t i = 0; i < ns; i++)
+			g->wr[g->n++] = g1.wr[sel[i]];
+	} else {
+		for (uint32_t i = 0; i < g1.n; i++)
+			if (!in_list(sel, ns, i))
+				g->wr[g->n++] = g1.wr[i];
+	}
+	free(sel);
+	return 0;
+}
+
+/* Group_union, _intersection, _difference of groups a[0] and a[1]. */
+static int p1_group_setop(struct dumpi_import *d, struct dumpi_p1_rank *p, const struct dumpi_rec *r,
+			  struct dumpi_group *g, bool *ok)
+{
+	struct dumpi_group g1, g2;
+	if (!grp_get(p, (uint16_t)r->a[0].v, &g1) || !grp_get(p, (uint16_t)r->a[1].v, &g2)) {
+		*ok = false;
+		return 0;
+	}
+	g->wr = malloc(((size_t)g1.n + g2.n + 1) * sizeof *g->wr);
+	if (!g->wr)
+		return dumpi_nomem(d);
+	for (uint32_t i = 0; i < g1.n; i++) {
+		bool in2 = in_list(g2.wr, g2.n, g1.wr[i]);
+		if (r->label == DL_Group_union || (r->label == DL_Group_intersection) == in2)
+			g->wr[g->n++] = g1.wr[i];
+	}
+	if (r->label == DL_Group_union)
+		for (uint32_t i = 0; i < g2.n; i++)
+			if (!in_list(g1.wr, g1.n, g2.wr[i]))
+				g->wr[g->n++] = g2.wr[i];
+	return 0;
+}
+
 /* Group constructors: set p->grp[new] from the record, or mark it unknown. */
 static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p, const struct dumpi_rec *r)
 {
 	const struct dumpi_arg *a = r->a;
-	struct dumpi_group g = {0}, g1, g2;
+	struct dumpi_group g = {0};
 	uint16_t newh;
 	bool ok = true;
+	int rc;
 
 	switch (r->label) {
-	case DL_Comm_group: {
-		int64_t gid = dumpi_comm_get(p->comm, p->n_comm, (uint16_t)a[0].v);
+	case DL_Comm_group:
 		newh = (uint16_t)a[1].v;
-		if (gid == TRACE_COMM_SELF) {
-			g.n = 1;
-			g.wr = malloc(sizeof *g.wr);
-			if (!g.wr)
-				return dumpi_nomem(d);
-			g.wr[0] = rank;
-		} else if (gid >= 0 && gid < d->n_gc && gid != TRACE_COMM_NULL) {
-			g.n = d->gc[gid].size;
-			g.wr = malloc((g.n ? g.n : 1) * sizeof *g.wr);
-			if (!g.wr)
-				return dumpi_nomem(d);
-			if (g.n) /* an empty list may be NULL, which memcpy must not get */
-				memcpy(g.wr, d->gc[gid].members, g.n * sizeof *g.wr);
-		} else {
-			ok = false;
-		}
+		rc = p1_group_of_comm(d, rank, p, r, &g, &ok);
 		break;
-	}
 	case DL_Group_incl:
 	case DL_Group_excl:
 	case DL_Group_range_incl:
-	case DL_Group_range_excl: {
+	case DL_Group_range_excl:
 		newh = (uint16_t)a[3].v;
-		if (!grp_get(p, (uint16_t)a[0].v, &g1)) {
-			ok = false;
-			break;
-		}
-		/* The selected ranks of the old group, in the order given. MPI
-		 * requires them distinct (MPI-3.1 §6.3.2): a repeat makes the group
-		 * unknown, which also bounds the list by g1.n, the size the new
-		 * group is allocated for. Each must also be a rank of the old group
-		 * (§6.3.2), whose size is known here: one outside it means the rank
-		 * files do not belong to a job of this size (a .meta with too few
-		 * numprocs), so the input is refused rather than the communicator
-		 * and all its traffic dropped. */
-		uint32_t *sel = NULL, ns = 0, cap = 0;
-		bool incl = r->label == DL_Group_incl || r->label == DL_Group_range_incl;
-		bool range = r->label == DL_Group_range_incl || r->label == DL_Group_range_excl;
-		uint32_t n = a[2].n;
-		size_t off = a[2].off;
-		bool *seen = calloc(g1.n ? g1.n : 1, sizeof *seen);
-		if (!seen)
-			return dumpi_nomem(d);
-		for (uint32_t i = 0; i < n && ok; i++) {
-			int64_t first, last, stride;
-			if (range) {
-				uint32_t m = be32_at(p->st.p + off);
-				if (m != 3) {
-					ok = false;
-					break;
-				}
-				first = (int32_t)be32_at(p->st.p + off + 4);
-				last = (int32_t)be32_at(p->st.p + off + 8);
-				stride = (int32_t)be32_at(p->st.p + off + 12);
-				off += 16;
-			} else {
-				first = last = dumpi_arr(&p->st, &a[2], i);
-				stride = 1;
-			}
-			if (!stride) {
-				ok = false;
-				break;
-			}
-			for (int64_t x = first; stride > 0 ? x <= last : x >= last; x += stride) {
-				if (x < 0 || x >= g1.n) {
-					free(sel);
-					free(seen);
-					return dumpi_rec_err(d, rank, r->off, "%s: member %lld outside its group (size %u)",
-							     dumpi_label_name(r->label), (long long)x, g1.n);
-				}
-				if (seen[x]) {
-					ok = false;
-					break;
-				}
-				seen[x] = true;
-				if (ns == cap) {
-					cap = cap ? 2 * cap : 16;
-					uint32_t *t = realloc(sel, cap * sizeof *t);
-					if (!t) {
-						free(sel);
-						free(seen);
-						return dumpi_nomem(d);
-					}
-					sel = t;
-				}
-				sel[ns++] = (uint32_t)x;
-			}
-		}
-		free(seen);
-		if (!ok) {
-			free(sel);
-			break;
-		}
-		g.wr = malloc((g1.n ? g1.n : 1) * sizeof *g.wr);
-		if (!g.wr) {
-			free(sel);
-			return dumpi_nomem(d);
-		}
-		if (incl) {
-			for (uint32_t i = 0; i < ns; i++)
-				g.wr[g.n++] = g1.wr[sel[i]];
-		} else {
-			for (uint32_t i = 0; i < g1.n; i++)
-				if (!in_list(sel, ns, i))
-					g.wr[g.n++] = g1.wr[i];
-		}
-		free(sel);
+		rc = p1_group_select(d, rank, p, r, &g, &ok);
 		break;
-	}
 	case DL_Group_union:
 	case DL_Group_intersection:
 	case DL_Group_difference:
 		newh = (uint16_t)a[2].v;
-		if (!grp_get(p, (uint16_t)a[0].v, &g1) || !grp_get(p, (uint16_t)a[1].v, &g2)) {
-			ok = false;
-			break;
-		}
-		g.wr = malloc(((size_t)g1.n + g2.n + 1) * sizeof *g.wr);
-		if (!g.wr)
-			return dumpi_nomem(d);
-		for (uint32_t i = 0; i < g1.n; i++) {
-			bool in2 = in_list(g2.wr, g2.n, g1.wr[i]);
-			if (r->label == DL_Group_union || (r->label == DL_Group_intersection) == in2)
-				g.wr[g.n++] = g1.wr[i];
-		}
-		if (r->label == DL_Group_union)
-			for (uint32_t i = 0; i < g2.n; i++)
-				if (!in_list(g1.wr, g1.n, g2.wr[i]))
-					g.wr[g.n++] = g2.wr[i];
+		rc = p1_group_setop(d, p, r, &g, &ok);
 		break;
 	case DL_Group_free: {
 		struct dumpi_group *gg = grp_at(p, (uint16_t)a[0].v);
@@ -295,6 +333,8 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 	default:
 		return 0;
 	}
+	if (rc < 0)
+		return rc;
 	struct dumpi_group *dst = grp_at(p, newh);
 	if (!dst) {
 		free(g.wr);
