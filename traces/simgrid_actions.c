@@ -250,13 +250,12 @@ static int sg_init(struct simgrid_import *s, uint32_t rank, const char *act, cha
 	return sg_emit(s, rank, op);
 }
 
-/* finalize: MPI_Finalize. */
-static int sg_finalize(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
+/* finalize, barrier: calls without arguments (any given are ignored). */
+static int sg_bare(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	(void)act;
 	(void)a;
 	(void)n;
-	op->kind = TOP_FINALIZE;
+	op->kind = !strcmp(act, "barrier") ? TOP_BARRIER : TOP_FINALIZE;
 	return sg_emit(s, rank, op);
 }
 
@@ -385,16 +384,6 @@ static int sg_waitall(struct simgrid_import *s, uint32_t rank, const char *act, 
 	while (r->n_pend)
 		NL_CHECK(sg_release_req(s, r, r->n_pend - 1));
 	return 0;
-}
-
-/* barrier. */
-static int sg_barrier(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
-{
-	(void)act;
-	(void)a;
-	(void)n;
-	op->kind = TOP_BARRIER;
-	return sg_emit(s, rank, op);
 }
 
 /* bcast SIZE [ROOT [DATATYPE]]. */
@@ -584,7 +573,7 @@ static const struct sg_action {
 	const char *skip;
 } sg_actions[] = {
 	{"init", sg_init, NULL},
-	{"finalize", sg_finalize, NULL},
+	{"finalize", sg_bare, NULL},
 	{"compute", sg_compute, NULL},
 	{"sleep", sg_sleep, NULL},
 	{"send", sg_point, NULL},
@@ -594,7 +583,7 @@ static const struct sg_action {
 	{"wait", sg_wait_test, NULL},
 	{"test", sg_wait_test, NULL},
 	{"waitall", sg_waitall, NULL},
-	{"barrier", sg_barrier, NULL},
+	{"barrier", sg_bare, NULL},
 	{"bcast", sg_bcast, NULL},
 	{"reduce", sg_reduce, NULL},
 	{"allreduce", sg_reduce, NULL},
