@@ -276,19 +276,10 @@ static int eq_i64cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq *out,
-			    struct nl_err *err)
+/* The request's sizes: routers, radix, population, and the work they
+ * make, bounded (EQ_MAX_S of BFS steps at eq_steps_per_s). */
+static int eq_check_request(uint32_t N, uint32_t K, uint32_t popn, uint32_t gens, struct nl_err *err)
 {
-	uint32_t N = req->N, K = req->K;
-	uint32_t popn = req->population ? req->population : 40;
-	uint32_t gens = req->generations ? req->generations : 60;
-	double mut = req->mutation < 0 ? 0.3 : req->mutation;
-	struct eq_ga g = {0};
-	struct eq_ind *pop = NULL, *next = NULL;
-	uint32_t *items = NULL;
-	int rc = 0;
-
-	memset(out, 0, sizeof *out);
 	if (N < 6 || N % 2)
 		return nl_errf(err, NL_EINVAL, "design equality: --routers %u: expected an even number >= 6", N);
 	if (K < 3 || K >= N)
@@ -308,50 +299,168 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 			       N, K, popn, gens, work, min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", rate,
 			       max_work, EQ_MAX_S / 60);
 	}
+	return 0;
+}
 
-	/* Items: one-port (odd 3..N-3, and N/2 if even), then two-port. */
-	g.N = N;
-	g.budget = K - 2;
-	g.chord = malloc((size_t)N * sizeof *g.chord);
-	if (!g.chord)
-		goto nomem;
+/* The genome's items: one-port chords (odd 3..N-3, and N/2 if even), then
+ * two-port ones; refused when no choice of them gives radix K. */
+static int eq_items(struct eq_ga *g, uint32_t N, uint32_t K, struct nl_err *err)
+{
+	g->N = N;
+	g->budget = K - 2;
+	g->chord = malloc((size_t)N * sizeof *g->chord);
+	if (!g->chord)
+		return nl_errf(err, NL_ENOMEM, "design equality: out of memory");
 	for (uint32_t s = 3; s <= N - 3; s += 2)
-		g.chord[g.n_items++] = s;
+		g->chord[g->n_items++] = s;
 	if ((N / 2) % 2 == 0)
-		g.chord[g.n_items++] = N / 2;
-	g.n_one = g.n_items;
+		g->chord[g->n_items++] = N / 2;
+	g->n_one = g->n_items;
 	for (uint32_t s = 2; s < N / 2; s += 2)
-		g.chord[g.n_items++] = s;
+		g->chord[g->n_items++] = s;
 	/* Radix K exists iff u one-port and w two-port items with u + 2w =
 	 * K - 2 exist: u of the budget's parity, u <= n_one, w <= n_two. */
-	uint32_t n_two = g.n_items - g.n_one;
+	uint32_t n_two = g->n_items - g->n_one;
 	bool feasible = false;
-	for (uint32_t u = g.budget % 2; u <= g.n_one && u <= g.budget && !feasible; u += 2)
-		feasible = (g.budget - u) / 2 <= n_two;
-	if (!feasible) {
-		free(g.chord);
+	for (uint32_t u = g->budget % 2; u <= g->n_one && u <= g->budget && !feasible; u += 2)
+		feasible = (g->budget - u) / 2 <= n_two;
+	if (!feasible)
 		return nl_errf(err, NL_EINVAL, "design equality: no network of %u routers has radix %u", N, K);
-	}
-	g.glen = g.budget;
-	g.ev.N = N;
-	g.ev.dist = malloc((size_t)N * sizeof *g.ev.dist);
-	g.ev.queue = malloc((size_t)N * sizeof *g.ev.queue);
-	g.ev.odd = malloc(((size_t)K + 2) * sizeof *g.ev.odd);
-	g.ev.even = malloc(((size_t)K + 2) * sizeof *g.ev.even);
-	g.mark = calloc(g.n_items, 1);
+	g->glen = g->budget;
+	return 0;
+}
+
+/* The GA's scratch and two populations of popn genomes (items from one
+ * block, *items). */
+static int eq_alloc(struct eq_ga *g, uint32_t K, uint32_t popn, struct eq_ind **pop, struct eq_ind **next,
+		    uint32_t **items, struct nl_err *err)
+{
+	uint32_t N = g->N, len = g->glen ? g->glen : 1;
+	g->ev.N = N;
+	g->ev.dist = malloc((size_t)N * sizeof *g->ev.dist);
+	g->ev.queue = malloc((size_t)N * sizeof *g->ev.queue);
+	g->ev.odd = malloc(((size_t)K + 2) * sizeof *g->ev.odd);
+	g->ev.even = malloc(((size_t)K + 2) * sizeof *g->ev.even);
+	g->mark = calloc(g->n_items, 1);
 	/* The crossover lists both parents' items, up to 2 (K - 2) entries:
 	 * more than the n_items candidates (about 3N/4) once K passes ~0.4 N. */
-	g.n_pool = g.n_items > 2 * g.glen ? g.n_items : 2 * g.glen;
-	g.pool = malloc((size_t)g.n_pool * sizeof *g.pool);
-	pop = calloc(popn, sizeof *pop);
-	next = calloc(popn, sizeof *next);
-	items = malloc((size_t)2 * popn * (g.glen ? g.glen : 1) * sizeof *items);
-	if (!g.ev.dist || !g.ev.queue || !g.ev.odd || !g.ev.even || !g.mark || !g.pool || !pop || !next || !items)
-		goto nomem;
+	g->n_pool = g->n_items > 2 * g->glen ? g->n_items : 2 * g->glen;
+	g->pool = malloc((size_t)g->n_pool * sizeof *g->pool);
+	*pop = calloc(popn, sizeof **pop);
+	*next = calloc(popn, sizeof **next);
+	*items = malloc((size_t)2 * popn * len * sizeof **items);
+	if (!g->ev.dist || !g->ev.queue || !g->ev.odd || !g->ev.even || !g->mark || !g->pool || !*pop || !*next ||
+	    !*items)
+		return nl_errf(err, NL_ENOMEM, "design equality: out of memory");
 	for (uint32_t i = 0; i < popn; i++) {
-		pop[i].items = items + (size_t)i * (g.glen ? g.glen : 1);
-		next[i].items = items + ((size_t)popn + i) * (g.glen ? g.glen : 1);
+		(*pop)[i].items = *items + (size_t)i * len;
+		(*next)[i].items = *items + ((size_t)popn + i) * len;
 	}
+	return 0;
+}
+
+/* The two best genomes of pop, best first. */
+static void eq_elites(const struct eq_ind *pop, uint32_t popn, uint32_t elite[2])
+{
+	uint32_t e0 = 0, e1 = popn > 1 ? 1 : 0;
+	if (eq_better(&pop[e1], &pop[e0])) {
+		e0 = 1;
+		e1 = 0;
+	}
+	for (uint32_t i = 2; i < popn; i++) {
+		if (eq_better(&pop[i], &pop[e0])) {
+			e1 = e0;
+			e0 = i;
+		} else if (eq_better(&pop[i], &pop[e1])) {
+			e1 = i;
+		}
+	}
+	elite[0] = e0;
+	elite[1] = e1;
+}
+
+/* A child of two tournament winners: union crossover (the parents' items
+ * in random order while they fit), mutation with probability mut (one
+ * item dropped), then filled at random and scored. */
+static void eq_child(struct eq_ga *g, struct rng *r, const struct eq_ind *pop, uint32_t popn, double mut,
+		     struct eq_ind *child)
+{
+	const struct eq_ind *pa = &pop[eq_tournament(r, pop, popn)];
+	const struct eq_ind *pb = &pop[eq_tournament(r, pop, popn)];
+	uint32_t nu = 0, used = 0;
+	NL_ASSERT(pa->n + pb->n <= g->n_pool);
+	for (uint32_t j = 0; j < pa->n; j++)
+		g->pool[nu++] = pa->items[j];
+	for (uint32_t j = 0; j < pb->n; j++)
+		g->pool[nu++] = pb->items[j];
+	rng_shuffle_u32(r, g->pool, nu);
+	for (uint32_t j = 0; j < nu; j++) {
+		uint32_t it = g->pool[j];
+		if (!g->mark[it] && used + eq_cost(g, it) <= g->budget) {
+			g->mark[it] = 1;
+			used += eq_cost(g, it);
+		}
+	}
+	if (rng_uniform(r) < mut && used) {
+		uint32_t marked = 0;
+		for (uint32_t it = 0; it < g->n_items; it++)
+			marked += g->mark[it];
+		uint32_t pick = (uint32_t)rng_below(r, marked);
+		for (uint32_t it = 0; it < g->n_items; it++) {
+			if (g->mark[it] && pick-- == 0) {
+				g->mark[it] = 0;
+				used -= eq_cost(g, it);
+				break;
+			}
+		}
+	}
+	eq_fill(g, r, child, used);
+	eq_score(g, child);
+}
+
+/* The best genome as offsets: S_A = {-1, 1} and its odd chords, S_B its
+ * even ones, each sorted. */
+static int eq_result(const struct eq_ga *g, const struct eq_ind *best, struct analyze_eq *out, struct nl_err *err)
+{
+	out->diameter = best->d;
+	out->aspl = best->a;
+	out->score = best->score;
+	out->sa = malloc(((size_t)best->n + 2) * sizeof *out->sa);
+	out->sb = malloc(((size_t)best->n + 1) * sizeof *out->sb);
+	if (!out->sa || !out->sb) {
+		analyze_eq_release(out);
+		return nl_errf(err, NL_ENOMEM, "design equality: out of memory");
+	}
+	out->sa[out->n_sa++] = -1;
+	out->sa[out->n_sa++] = 1;
+	for (uint32_t i = 0; i < best->n; i++) {
+		uint32_t c = g->chord[best->items[i]];
+		if (c % 2)
+			out->sa[out->n_sa++] = c;
+		else
+			out->sb[out->n_sb++] = c;
+	}
+	qsort(out->sa + 2, out->n_sa - 2, sizeof *out->sa, eq_i64cmp);
+	qsort(out->sb, out->n_sb, sizeof *out->sb, eq_i64cmp);
+	return 0;
+}
+
+int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq *out,
+			    struct nl_err *err)
+{
+	uint32_t N = req->N, K = req->K;
+	uint32_t popn = req->population ? req->population : 40;
+	uint32_t gens = req->generations ? req->generations : 60;
+	double mut = req->mutation < 0 ? 0.3 : req->mutation;
+	struct eq_ga g = {0};
+	struct eq_ind *pop = NULL, *next = NULL;
+	uint32_t *items = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	NL_CHECK(eq_check_request(N, K, popn, gens, err));
+	if ((rc = eq_items(&g, N, K, err)) < 0 || (rc = eq_alloc(&g, K, popn, &pop, &next, &items, err)) < 0)
+		goto done;
 
 	struct rng r;
 	rng_init(&r, req->seed, RNG_CLASS_DESIGN, EQ_RNG_BASE);
@@ -368,20 +477,8 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 		progress_update(&pg, (double)(gen - 1) / gens, detail);
 		rng_init(&r, req->seed, RNG_CLASS_DESIGN, EQ_RNG_BASE | gen);
 		/* Two elites survive unchanged. */
-		uint32_t e0 = 0, e1 = popn > 1 ? 1 : 0;
-		if (eq_better(&pop[e1], &pop[e0])) {
-			e0 = 1;
-			e1 = 0;
-		}
-		for (uint32_t i = 2; i < popn; i++) {
-			if (eq_better(&pop[i], &pop[e0])) {
-				e1 = e0;
-				e0 = i;
-			} else if (eq_better(&pop[i], &pop[e1])) {
-				e1 = i;
-			}
-		}
-		uint32_t elite[2] = {e0, e1};
+		uint32_t elite[2];
+		eq_elites(pop, popn, elite);
 		for (uint32_t i = 0; i < popn; i++) {
 			if (i < 2) {
 				const struct eq_ind *src = &pop[elite[i]];
@@ -392,40 +489,7 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 				next[i].a = src->a;
 				continue;
 			}
-			/* Union crossover: take the parents' items in random
-			 * order while they fit, then fill at random. */
-			const struct eq_ind *pa = &pop[eq_tournament(&r, pop, popn)];
-			const struct eq_ind *pb = &pop[eq_tournament(&r, pop, popn)];
-			uint32_t nu = 0, used = 0;
-			NL_ASSERT(pa->n + pb->n <= g.n_pool);
-			for (uint32_t j = 0; j < pa->n; j++)
-				g.pool[nu++] = pa->items[j];
-			for (uint32_t j = 0; j < pb->n; j++)
-				g.pool[nu++] = pb->items[j];
-			rng_shuffle_u32(&r, g.pool, nu);
-			for (uint32_t j = 0; j < nu; j++) {
-				uint32_t it = g.pool[j];
-				if (!g.mark[it] && used + eq_cost(&g, it) <= g.budget) {
-					g.mark[it] = 1;
-					used += eq_cost(&g, it);
-				}
-			}
-			/* Mutation: drop one item, refill at random. */
-			if (rng_uniform(&r) < mut && used) {
-				uint32_t marked = 0;
-				for (uint32_t it = 0; it < g.n_items; it++)
-					marked += g.mark[it];
-				uint32_t pick = (uint32_t)rng_below(&r, marked);
-				for (uint32_t it = 0; it < g.n_items; it++) {
-					if (g.mark[it] && pick-- == 0) {
-						g.mark[it] = 0;
-						used -= eq_cost(&g, it);
-						break;
-					}
-				}
-			}
-			eq_fill(&g, &r, &next[i], used);
-			eq_score(&g, &next[i]);
+			eq_child(&g, &r, pop, popn, mut, &next[i]);
 			out->evaluations++;
 		}
 		struct eq_ind *t = pop;
@@ -441,28 +505,7 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 			b = i;
 	out->N = N;
 	out->K = K;
-	out->diameter = pop[b].d;
-	out->aspl = pop[b].a;
-	out->score = pop[b].score;
-	out->sa = malloc(((size_t)pop[b].n + 2) * sizeof *out->sa);
-	out->sb = malloc(((size_t)pop[b].n + 1) * sizeof *out->sb);
-	if (!out->sa || !out->sb)
-		goto nomem;
-	out->sa[out->n_sa++] = -1;
-	out->sa[out->n_sa++] = 1;
-	for (uint32_t i = 0; i < pop[b].n; i++) {
-		uint32_t it = pop[b].items[i], c = g.chord[it];
-		if (c % 2)
-			out->sa[out->n_sa++] = c;
-		else
-			out->sb[out->n_sb++] = c;
-	}
-	qsort(out->sa + 2, out->n_sa - 2, sizeof *out->sa, eq_i64cmp);
-	qsort(out->sb, out->n_sb, sizeof *out->sb, eq_i64cmp);
-	goto done;
-nomem:
-	analyze_eq_release(out);
-	rc = nl_errf(err, NL_ENOMEM, "design equality: out of memory");
+	rc = eq_result(&g, &pop[b], out, err);
 done:
 	free(g.chord);
 	free(g.ev.dist);
