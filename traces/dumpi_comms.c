@@ -424,7 +424,11 @@ static int resolve(struct dumpi_import *d, struct dumpi_bucket *bk)
 		rc = dumpi_nomem(d);
 		goto out;
 	}
-	const struct dumpi_gcomm *par = &d->gc[bk->parent];
+	/* A copy, not a pointer into d->gc: dumpi_new_gcomm below grows d->gc,
+	 * which moves it, and a split into more communicators than the table
+	 * had room for read its parent's members from freed memory (a crash).
+	 * The copy's members and dims are arrays of their own, not moved. */
+	const struct dumpi_gcomm par_at_start = d->gc[bk->parent], *par = &par_at_start;
 	for (uint32_t i = 0; i < n; i++) {
 		gid_of[i] = TRACE_COMM_NULL;
 		color[i] = pt[i].color;

@@ -859,6 +859,55 @@ static void test_dumpi_group_ops(void)
 	trace_archive_close(a);
 }
 
+/* Five splits of a 4-rank world by color = rank: each makes four
+ * communicators of one rank, so the importer's communicator table (16 to
+ * start) grows in the middle of a split. */
+static void write_split_many_rank(const char *path, uint32_t rank)
+{
+	struct dw w = {.n = 0};
+	uint64_t body = dw_begin(&w);
+	rec(&w, DL_Init, 0);
+	put32(&w, 0);
+	for (uint16_t k = 0; k < 5; k++) {
+		rec(&w, DL_Comm_split, 10 + 10 * k); /* world, color rank, key 0 -> 10 + k */
+		put16(&w, DH_COMM_WORLD);
+		put32(&w, rank);
+		put32(&w, 0);
+		put16(&w, (uint16_t)(10 + k));
+	}
+	rec(&w, DL_Finalize, 100);
+	dw_finish(&w, body, path);
+}
+
+static void test_dumpi_split_many(void)
+{
+	struct nl_err e = {0};
+	const char *meta = dw_write_trace("splitmany", 4, write_split_many_rank);
+	CHECK_OK(trace_import(meta, test_tmppath("splitmany.nlt"), NULL, NULL, &e), &e);
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, test_tmppath("splitmany.nlt"), &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	CHECK_EQ(m->n_comms, 2 + 5 * 4);
+	for (uint32_t r = 0; r < 4; r++) {
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		int k = 0;
+		CHECK_OK(trace_rank_open(a, r, &rd, &e), &e);
+		while (trace_rank_next(rd, &op, &e) == 1) {
+			if (op.kind != TOP_COMM_SPLIT)
+				continue;
+			const struct trace_comm *c = trace_manifest_find_comm(m, op.new_comm);
+			if (!c || c->size != 1 || c->world_ranks[0] != r)
+				TEST_FAIL_("rank %u, split %d: communicator %u of %u ranks, expected rank %u alone", r, k,
+					   op.new_comm, c ? c->size : 0, r);
+			k++;
+		}
+		CHECK_EQ(k, 5);
+		trace_rank_close(rd);
+	}
+	trace_archive_close(a);
+}
+
 /* A .meta with fewer numprocs than the rank files were recorded with:
  * testbgp's ranks build a group of world ranks 0..6, and 3 of them are
  * outside a 3-rank world. Was exit 0 with the communicator, and all 525
@@ -1494,6 +1543,7 @@ int main(void)
 	TEST_RUN(test_dumpi_group_outside);
 	TEST_RUN(test_dumpi_groups);
 	TEST_RUN(test_dumpi_group_ops);
+	TEST_RUN(test_dumpi_split_many);
 	TEST_RUN(test_simgrid_ti32);
 	TEST_RUN(test_simgrid_isend_test_wait);
 	TEST_RUN(test_simgrid_datatypes_and_v);
