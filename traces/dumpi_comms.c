@@ -402,6 +402,155 @@ void  dumpi_part_free(struct dumpi_part *pt)
 	memset(pt, 0, sizeof *pt);
 }
 
+/* A complete bucket being resolved: its n participants (in parent rank
+ * order) and what each gets. */
+struct resolve_ctx {
+	struct dumpi_import *d;
+	const struct dumpi_bucket *bk;
+	uint32_t n;
+	struct dumpi_part *pt;
+	/* A copy, not a pointer into d->gc: dumpi_new_gcomm grows d->gc,
+	 * which moves it, and a split into more communicators than the table
+	 * had room for read its parent's members from freed memory (a crash).
+	 * The copy's members and dims are arrays of their own, not moved. */
+	struct dumpi_gcomm par;
+	uint32_t *tmp;    /* [n] scratch */
+	uint32_t *gid_of; /* [n] each participant's new communicator */
+	int32_t *color, *key;
+};
+
+/* MPI_Cart_sub's color and key of each participant: the coordinates
+ * along the dropped dims and along the kept ones (row-major, as MPI). 1
+ * when the parent is no grid netloom knows (every result unknown). */
+static int resolve_cart_sub_keys(struct resolve_ctx *x)
+{
+	const struct dumpi_gcomm *par = &x->par;
+	if (!par->ndims) {
+		for (uint32_t i = 0; i < x->n; i++)
+			x->gid_of[i] = DUMPI_GID_UNKNOWN;
+		return 1;
+	}
+	for (uint32_t i = 0; i < x->n; i++) {
+		const struct dumpi_part *pt = &x->pt[i];
+		if (pt->ndims != par->ndims)
+			return nl_errf(x->d->err, NL_EFORMAT,
+				       "%s: MPI_Cart_sub on communicator %u: rank %u gives %u dims, the grid has %u", x->d->in,
+				       x->bk->parent, pt->rank, pt->ndims, par->ndims);
+		int64_t c = 0, k = 0, pos = i, coord[32];
+		for (int64_t dd = (int64_t)par->ndims - 1; dd >= 0; dd--) {
+			coord[dd] = pos % par->dims[dd];
+			pos /= par->dims[dd];
+		}
+		for (uint32_t dd = 0; dd < par->ndims; dd++) {
+			if (pt->dims[dd])
+				k = k * par->dims[dd] + coord[dd];
+			else
+				c = c * par->dims[dd] + coord[dd];
+		}
+		x->color[i] = (int32_t)c;
+		x->key[i] = (int32_t)k;
+	}
+	return 0;
+}
+
+/* Comm_split and Cart_sub: new communicators by ascending color, members
+ * by (key, old rank); a Cart_sub's keeps the kept dims. */
+static int resolve_split(struct resolve_ctx *x, uint16_t label)
+{
+	struct dumpi_import *d = x->d;
+	uint32_t n = x->n, *tmp = x->tmp;
+	if (label == DL_Cart_sub) {
+		int rc = resolve_cart_sub_keys(x);
+		if (rc)
+			return rc > 0 ? 0 : rc;
+	}
+	for (;;) {
+		int64_t best = INT64_MAX;
+		for (uint32_t i = 0; i < n; i++)
+			if (x->color[i] >= 0 && x->gid_of[i] == TRACE_COMM_NULL && x->color[i] < best)
+				best = x->color[i];
+		if (best == INT64_MAX)
+			return 0;
+		uint32_t m = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (x->color[i] == best)
+				tmp[m++] = i;
+		for (uint32_t a = 1; a < m; a++) /* insertion sort by key, stable on old rank */
+			for (uint32_t y = a; y > 0 && x->key[tmp[y]] < x->key[tmp[y - 1]]; y--) {
+				uint32_t t = tmp[y];
+				tmp[y] = tmp[y - 1];
+				tmp[y - 1] = t;
+			}
+		uint32_t g;
+		for (uint32_t a = 0; a < m; a++)
+			tmp[a] = x->par.members[tmp[a]];
+		NL_CHECK(dumpi_new_gcomm(d, m, tmp, &g));
+		for (uint32_t i = 0; i < n; i++)
+			if (x->color[i] == best)
+				x->gid_of[i] = g;
+		if (label == DL_Cart_sub) {
+			struct dumpi_gcomm *ng = &d->gc[g];
+			uint32_t nd = 0;
+			ng->dims = malloc(x->par.ndims * sizeof *ng->dims);
+			if (!ng->dims)
+				return dumpi_nomem(d);
+			for (uint32_t dd = 0; dd < x->par.ndims; dd++)
+				if (x->pt[0].dims[dd])
+					ng->dims[nd++] = x->par.dims[dd];
+			ng->ndims = nd;
+		}
+	}
+}
+
+/* Comm_create: each member's group, one communicator per distinct group
+ * (members not in their group get none; an unknown group, unknown). */
+static int resolve_create(struct resolve_ctx *x)
+{
+	struct dumpi_import *d = x->d;
+	uint32_t first = d->n_gc;
+	for (uint32_t i = 0; i < x->n; i++) {
+		const struct dumpi_part *pt = &x->pt[i];
+		if (!pt->g.known) {
+			x->gid_of[i] = DUMPI_GID_UNKNOWN;
+			continue;
+		}
+		if (!in_list(pt->g.wr, pt->g.n, pt->rank))
+			continue;
+		for (uint32_t g = first; g < d->n_gc; g++)
+			if (d->gc[g].size == pt->g.n && !memcmp(d->gc[g].members, pt->g.wr, pt->g.n * sizeof(uint32_t)))
+				x->gid_of[i] = g;
+		if (x->gid_of[i] == TRACE_COMM_NULL)
+			NL_CHECK(dumpi_new_gcomm(d, pt->g.n, pt->g.wr, &x->gid_of[i]));
+	}
+	return 0;
+}
+
+/* Cart_create, Graph_create: the first prod(dims) / nnodes ranks; a
+ * Cart_create's keeps the dims. */
+static int resolve_topology(struct resolve_ctx *x, uint16_t label)
+{
+	struct dumpi_import *d = x->d;
+	const struct dumpi_part *pt = x->pt;
+	int64_t m = label == DL_Cart_create ? dims_product(pt[0].dims, pt[0].ndims) : pt[0].nodes;
+	if (m < 0 || m > x->n)
+		return nl_errf(d->err, NL_EFORMAT, "%s: %s on communicator %u of size %u asks for %lld ranks", d->in,
+			       dumpi_label_name(label), x->bk->parent, x->n, (long long)m);
+	uint32_t g = TRACE_COMM_NULL;
+	if (m > 0) {
+		NL_CHECK(dumpi_new_gcomm(d, (uint32_t)m, x->par.members, &g));
+		if (label == DL_Cart_create) {
+			d->gc[g].ndims = pt[0].ndims;
+			d->gc[g].dims = malloc((pt[0].ndims ? pt[0].ndims : 1) * sizeof(int32_t));
+			if (!d->gc[g].dims)
+				return dumpi_nomem(d);
+			memcpy(d->gc[g].dims, pt[0].dims, pt[0].ndims * sizeof(int32_t));
+		}
+	}
+	for (uint32_t i = 0; i < x->n; i++)
+		x->gid_of[i] = i < m ? g : TRACE_COMM_NULL;
+	return 0;
+}
+
 /* Resolve a complete bucket: create the new communicators and give each
  * participant its result. */
 static int resolve(struct dumpi_import *d, struct dumpi_bucket *bk)
@@ -409,6 +558,7 @@ static int resolve(struct dumpi_import *d, struct dumpi_bucket *bk)
 	uint32_t n = dumpi_gc_size(d, bk->parent);
 	struct dumpi_part *pt = bk->parts;
 	uint16_t label = pt[0].label;
+	struct resolve_ctx x = {.d = d, .bk = bk, .n = n, .pt = pt, .par = d->gc[bk->parent]};
 	int rc = 0;
 
 	for (uint32_t i = 1; i < n; i++)
@@ -417,147 +567,34 @@ static int resolve(struct dumpi_import *d, struct dumpi_bucket *bk)
 				       "%s: collective call #%llu on communicator %u: rank %u calls %s, rank %u calls %s",
 				       d->in, (unsigned long long)bk->seq, bk->parent, pt[0].rank,
 				       dumpi_label_name(label), pt[i].rank, dumpi_label_name(pt[i].label));
-	uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-	uint32_t *gid_of = malloc((n ? n : 1) * sizeof *gid_of);
-	int32_t *color = calloc(n ? n : 1, sizeof *color), *key = calloc(n ? n : 1, sizeof *key);
-	if (!tmp || !gid_of || !color || !key) {
+	x.tmp = malloc((n ? n : 1) * sizeof *x.tmp);
+	x.gid_of = malloc((n ? n : 1) * sizeof *x.gid_of);
+	x.color = calloc(n ? n : 1, sizeof *x.color);
+	x.key = calloc(n ? n : 1, sizeof *x.key);
+	if (!x.tmp || !x.gid_of || !x.color || !x.key) {
 		rc = dumpi_nomem(d);
 		goto out;
 	}
-	/* A copy, not a pointer into d->gc: dumpi_new_gcomm below grows d->gc,
-	 * which moves it, and a split into more communicators than the table
-	 * had room for read its parent's members from freed memory (a crash).
-	 * The copy's members and dims are arrays of their own, not moved. */
-	const struct dumpi_gcomm par_at_start = d->gc[bk->parent], *par = &par_at_start;
 	for (uint32_t i = 0; i < n; i++) {
-		gid_of[i] = TRACE_COMM_NULL;
-		color[i] = pt[i].color;
-		key[i] = pt[i].key;
+		x.gid_of[i] = TRACE_COMM_NULL;
+		x.color[i] = pt[i].color;
+		x.key[i] = pt[i].key;
 	}
-
 	if (label == DL_Comm_dup) {
 		uint32_t g;
-		rc = dumpi_new_gcomm(d, n, d->gc[bk->parent].members, &g);
+		rc = dumpi_new_gcomm(d, n, x.par.members, &g);
 		for (uint32_t i = 0; i < n; i++)
-			gid_of[i] = g;
+			x.gid_of[i] = g;
 	} else if (label == DL_Comm_split || label == DL_Cart_sub) {
-		if (label == DL_Cart_sub) {
-			/* color: the coordinates along dropped dims; key: along kept dims (row-major, as MPI). */
-			if (!par->ndims) {
-				for (uint32_t i = 0; i < n; i++)
-					gid_of[i] = DUMPI_GID_UNKNOWN;
-				goto give;
-			}
-			for (uint32_t i = 0; i < n; i++) {
-				if (pt[i].ndims != par->ndims) {
-					rc = nl_errf(d->err, NL_EFORMAT, "%s: MPI_Cart_sub on communicator %u: rank %u gives %u dims, the grid has %u",
-						     d->in, bk->parent, pt[i].rank, pt[i].ndims, par->ndims);
-					goto out;
-				}
-				int64_t c = 0, k = 0, pos = i, coord[32];
-				for (int64_t dd = (int64_t)par->ndims - 1; dd >= 0; dd--) {
-					coord[dd] = pos % par->dims[dd];
-					pos /= par->dims[dd];
-				}
-				for (uint32_t dd = 0; dd < par->ndims; dd++) {
-					if (pt[i].dims[dd])
-						k = k * par->dims[dd] + coord[dd];
-					else
-						c = c * par->dims[dd] + coord[dd];
-				}
-				color[i] = (int32_t)c;
-				key[i] = (int32_t)k;
-			}
-		}
-		/* New communicators by ascending color; members by (key, old rank). */
-		for (;;) {
-			int64_t best = INT64_MAX;
-			for (uint32_t i = 0; i < n; i++)
-				if (color[i] >= 0 && gid_of[i] == TRACE_COMM_NULL && color[i] < best)
-					best = color[i];
-			if (best == INT64_MAX)
-				break;
-			uint32_t m = 0;
-			for (uint32_t i = 0; i < n; i++)
-				if (color[i] == best)
-					tmp[m++] = i;
-			for (uint32_t x = 1; x < m; x++) /* insertion sort by key, stable on old rank */
-				for (uint32_t y = x; y > 0 && key[tmp[y]] < key[tmp[y - 1]]; y--) {
-					uint32_t t = tmp[y];
-					tmp[y] = tmp[y - 1];
-					tmp[y - 1] = t;
-				}
-			uint32_t g;
-			for (uint32_t x = 0; x < m; x++)
-				tmp[x] = par->members[tmp[x]];
-			rc = dumpi_new_gcomm(d, m, tmp, &g);
-			if (rc)
-				goto out;
-			for (uint32_t i = 0; i < n; i++)
-				if (color[i] == best)
-					gid_of[i] = g;
-			if (label == DL_Cart_sub) {
-				struct dumpi_gcomm *ng = &d->gc[g];
-				uint32_t nd = 0;
-				ng->dims = malloc(par->ndims * sizeof *ng->dims);
-				if (!ng->dims) {
-					rc = dumpi_nomem(d);
-					goto out;
-				}
-				for (uint32_t dd = 0; dd < par->ndims; dd++)
-					if (pt[0].dims[dd])
-						ng->dims[nd++] = par->dims[dd];
-				ng->ndims = nd;
-			}
-		}
+		rc = resolve_split(&x, label);
 	} else if (label == DL_Comm_create) {
-		uint32_t first = d->n_gc;
-		for (uint32_t i = 0; i < n; i++) {
-			if (!pt[i].g.known) {
-				gid_of[i] = DUMPI_GID_UNKNOWN;
-				continue;
-			}
-			if (!in_list(pt[i].g.wr, pt[i].g.n, pt[i].rank))
-				continue;
-			for (uint32_t g = first; g < d->n_gc; g++)
-				if (d->gc[g].size == pt[i].g.n &&
-				    !memcmp(d->gc[g].members, pt[i].g.wr, pt[i].g.n * sizeof(uint32_t)))
-					gid_of[i] = g;
-			if (gid_of[i] == TRACE_COMM_NULL) {
-				rc = dumpi_new_gcomm(d, pt[i].g.n, pt[i].g.wr, &gid_of[i]);
-				if (rc)
-					goto out;
-			}
-		}
-	} else { /* cart_create, graph_create: the first prod(dims) / nnodes ranks */
-		int64_t m = label == DL_Cart_create ? dims_product(pt[0].dims, pt[0].ndims) : pt[0].nodes;
-		if (m < 0 || m > n) {
-			rc = nl_errf(d->err, NL_EFORMAT, "%s: %s on communicator %u of size %u asks for %lld ranks",
-				     d->in, dumpi_label_name(label), bk->parent, n, (long long)m);
-			goto out;
-		}
-		uint32_t g = TRACE_COMM_NULL;
-		if (m > 0) {
-			rc = dumpi_new_gcomm(d, (uint32_t)m, par->members, &g);
-			if (rc)
-				goto out;
-			if (label == DL_Cart_create) {
-				d->gc[g].ndims = pt[0].ndims;
-				d->gc[g].dims = malloc((pt[0].ndims ? pt[0].ndims : 1) * sizeof(int32_t));
-				if (!d->gc[g].dims) {
-					rc = dumpi_nomem(d);
-					goto out;
-				}
-				memcpy(d->gc[g].dims, pt[0].dims, pt[0].ndims * sizeof(int32_t));
-			}
-		}
-		for (uint32_t i = 0; i < n; i++)
-			gid_of[i] = i < m ? g : TRACE_COMM_NULL;
+		rc = resolve_create(&x);
+	} else {
+		rc = resolve_topology(&x, label);
 	}
-give:
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		struct dumpi_p1_rank *p = &d->p1[pt[i].rank];
-		rc = push_result(d, p, gid_of[i], color[i], key[i]);
+		rc = push_result(d, p, x.gid_of[i], x.color[i], x.key[i]);
 		p->bucket = -1;
 	}
 out:
@@ -566,10 +603,10 @@ out:
 	free(bk->parts);
 	bk->parts = NULL;
 	bk->open = false;
-	free(tmp);
-	free(gid_of);
-	free(color);
-	free(key);
+	free(x.tmp);
+	free(x.gid_of);
+	free(x.color);
+	free(x.key);
 	return rc;
 }
 
