@@ -381,6 +381,94 @@ static char *parse_quoted(const char *s)
 enum { H_FRAME = 1, H_LEVEL = 2, H_APP = 4, H_CMD = 8, H_MACH = 16, H_REC = 32, H_MPI = 64,
        H_START = 128, H_RT = 256 };
 
+/* The host fields (format version 2): hosts, ranks_per_host,
+ * cores_per_host, compute_cpu_time. 1 when key is none of them. */
+static int enc_host_key(struct enc *e, const char *key, char *rest)
+{
+	static const char *const host_keys[] = {"hosts", "ranks_per_host", "cores_per_host", "compute_cpu_time"};
+	for (unsigned i = 0; i < sizeof host_keys / sizeof *host_keys; i++) {
+		if (strcmp(key, host_keys[i]))
+			continue;
+		uint32_t v;
+		if (e->seen_host & (1u << i))
+			return enc_err(e, "%s given twice", key);
+		if (e->opts.format_version < 2)
+			return enc_err(e, "%s: not in format version %u (it needs 'netloom-trace 2')", key,
+				       e->opts.format_version);
+		if (!parse_u32(rest, &v) || (i == 3 && v > 1))
+			return enc_err(e, "%s '%s': expected %s", key, rest,
+				       i == 3 ? "0 or 1" : "an unsigned integer");
+		if (i == 0)
+			e->m.hosts = v;
+		else if (i == 1)
+			e->m.ranks_per_host = v;
+		else if (i == 2)
+			e->m.cores_per_host = v;
+		else
+			e->m.has_compute_cpu = v;
+		e->seen_host |= 1u << i;
+		e->m.has_host_info = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* A 'comm ID RANK...' line: a communicator's id and its world ranks,
+ * each below ranks and listed once. */
+static int enc_comm(struct enc *e, char *rest)
+{
+	if (!e->have_ranks)
+		return enc_err(e, "comm before ranks: expected a 'ranks N' line first (members are world ranks < N)");
+	if (e->m.n_comms == e->cap_comms) {
+		uint32_t cap = e->cap_comms ? 2 * e->cap_comms : 8;
+		struct trace_comm *t = realloc(e->m.comms, cap * sizeof *t);
+		if (!t)
+			return nl_errf(e->err, NL_ENOMEM, "out of memory");
+		e->m.comms = t;
+		e->cap_comms = cap;
+	}
+	struct trace_comm *c = &e->m.comms[e->m.n_comms];
+	memset(c, 0, sizeof *c);
+	if (!e->listed && !(e->listed = calloc(e->m.n_ranks ? e->m.n_ranks : 1, sizeof *e->listed)))
+		return nl_errf(e->err, NL_ENOMEM, "out of memory");
+	char *save = NULL;
+	char *tok = strtok_r(rest, " ", &save);
+	if (!tok || !parse_u32(tok, &c->id) || c->id < 2 || c->id == TRACE_COMM_NULL)
+		return enc_err(e, "comm: expected an id >= 2 then world ranks");
+	uint32_t cap = 0;
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		if (c->size == cap) {
+			cap = cap ? 2 * cap : 16;
+			uint32_t *t = realloc(c->world_ranks, cap * sizeof *t);
+			if (!t) {
+				free(c->world_ranks);
+				return nl_errf(e->err, NL_ENOMEM, "out of memory");
+			}
+			c->world_ranks = t;
+		}
+		if (!parse_u32(tok, &c->world_ranks[c->size]) || c->world_ranks[c->size] >= e->m.n_ranks) {
+			free(c->world_ranks);
+			return enc_err(e, "comm %u: member '%s': expected a world rank < %u", c->id, tok,
+				       e->m.n_ranks);
+		}
+		/* verify and replay refuse a rank listed twice */
+		uint32_t w = c->world_ranks[c->size];
+		if (e->listed[w] == e->m.n_comms + 1) {
+			free(c->world_ranks);
+			return enc_err(e, "comm %u: member '%s': world rank %u is listed twice (expected "
+				       "distinct ranks)", c->id, tok, w);
+		}
+		e->listed[w] = e->m.n_comms + 1;
+		c->size++;
+	}
+	if (!c->size) {
+		free(c->world_ranks);
+		return enc_err(e, "comm %u: no members", c->id);
+	}
+	e->m.n_comms++;
+	return 0;
+}
+
 static int enc_header(struct enc *e, char *key, char *rest)
 {
 	static const struct {
@@ -457,83 +545,11 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		e->seen |= H_RT;
 		return 0;
 	}
-	static const char *const host_keys[] = {"hosts", "ranks_per_host", "cores_per_host", "compute_cpu_time"};
-	for (unsigned i = 0; i < sizeof host_keys / sizeof *host_keys; i++) {
-		if (strcmp(key, host_keys[i]))
-			continue;
-		uint32_t v;
-		if (e->seen_host & (1u << i))
-			return enc_err(e, "%s given twice", key);
-		if (e->opts.format_version < 2)
-			return enc_err(e, "%s: not in format version %u (it needs 'netloom-trace 2')", key,
-				       e->opts.format_version);
-		if (!parse_u32(rest, &v) || (i == 3 && v > 1))
-			return enc_err(e, "%s '%s': expected %s", key, rest,
-				       i == 3 ? "0 or 1" : "an unsigned integer");
-		if (i == 0)
-			e->m.hosts = v;
-		else if (i == 1)
-			e->m.ranks_per_host = v;
-		else if (i == 2)
-			e->m.cores_per_host = v;
-		else
-			e->m.has_compute_cpu = v;
-		e->seen_host |= 1u << i;
-		e->m.has_host_info = true;
-		return 0;
-	}
-	if (!strcmp(key, "comm")) {
-		if (!e->have_ranks)
-			return enc_err(e, "comm before ranks: expected a 'ranks N' line first (members are world ranks < N)");
-		if (e->m.n_comms == e->cap_comms) {
-			uint32_t cap = e->cap_comms ? 2 * e->cap_comms : 8;
-			struct trace_comm *t = realloc(e->m.comms, cap * sizeof *t);
-			if (!t)
-				return nl_errf(e->err, NL_ENOMEM, "out of memory");
-			e->m.comms = t;
-			e->cap_comms = cap;
-		}
-		struct trace_comm *c = &e->m.comms[e->m.n_comms];
-		memset(c, 0, sizeof *c);
-		if (!e->listed && !(e->listed = calloc(e->m.n_ranks ? e->m.n_ranks : 1, sizeof *e->listed)))
-			return nl_errf(e->err, NL_ENOMEM, "out of memory");
-		char *save = NULL;
-		char *tok = strtok_r(rest, " ", &save);
-		if (!tok || !parse_u32(tok, &c->id) || c->id < 2 || c->id == TRACE_COMM_NULL)
-			return enc_err(e, "comm: expected an id >= 2 then world ranks");
-		uint32_t cap = 0;
-		while ((tok = strtok_r(NULL, " ", &save))) {
-			if (c->size == cap) {
-				cap = cap ? 2 * cap : 16;
-				uint32_t *t = realloc(c->world_ranks, cap * sizeof *t);
-				if (!t) {
-					free(c->world_ranks);
-					return nl_errf(e->err, NL_ENOMEM, "out of memory");
-				}
-				c->world_ranks = t;
-			}
-			if (!parse_u32(tok, &c->world_ranks[c->size]) || c->world_ranks[c->size] >= e->m.n_ranks) {
-				free(c->world_ranks);
-				return enc_err(e, "comm %u: member '%s': expected a world rank < %u", c->id, tok,
-					       e->m.n_ranks);
-			}
-			/* verify and replay refuse a rank listed twice */
-			uint32_t w = c->world_ranks[c->size];
-			if (e->listed[w] == e->m.n_comms + 1) {
-				free(c->world_ranks);
-				return enc_err(e, "comm %u: member '%s': world rank %u is listed twice (expected "
-					       "distinct ranks)", c->id, tok, w);
-			}
-			e->listed[w] = e->m.n_comms + 1;
-			c->size++;
-		}
-		if (!c->size) {
-			free(c->world_ranks);
-			return enc_err(e, "comm %u: no members", c->id);
-		}
-		e->m.n_comms++;
-		return 0;
-	}
+	int rc = enc_host_key(e, key, rest);
+	if (rc <= 0)
+		return rc;
+	if (!strcmp(key, "comm"))
+		return enc_comm(e, rest);
 	return enc_err(e, "unknown field '%s' (expected a manifest field, 'comm' or 'rank')", key);
 }
 
