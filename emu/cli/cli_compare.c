@@ -179,6 +179,17 @@ static void compare_say_usage(void *ctx)
 	(void)ctx;
 	fputs(compare_usage, stdout);
 }
+/* -o's value, refused as it is read when it is an option: in
+ * 'compare S.ini -o --jobs 2' the directory was left out, and the '2' left
+ * over was reported ("unexpected argument '2"). */
+static int compare_output_dir(const char *value)
+{
+	struct nl_err err = {0};
+	if (cli_value_not_option("-o", value, "directory", "a directory to write the report to", &err) < 0)
+		return cli_usage_error("compare", "%s", err.msg);
+	return 0;
+}
+
 static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, const char **dir, uint64_t *jobs)
 {
 	static const struct option longopts[] = {
@@ -197,7 +208,7 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 			return CLI_USAGE;
 		switch (c) {
 		case 'o': /* without trailing slashes: "DIR/index.html", not "DIR//index.html" */
-			if (cli_output_once(cmd, "--output", dir, dir_buf))
+			if (compare_output_dir(optarg) || cli_output_once(cmd, "--output", dir, dir_buf))
 				return CLI_USAGE;
 			snprintf(dir_buf, size, "%s", optarg);
 			for (size_t n = strlen(dir_buf); n > 1 && dir_buf[n - 1] == '/'; n--)
@@ -228,9 +239,6 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 		return cli_usage_error(cmd, "-o '-': not a directory name (the report is a directory of files, it cannot "
 					    "go to standard output); expected a directory to write the report to (./- for "
 					    "one of that name)");
-	struct nl_err err = {0};
-	if (cli_value_not_option("-o", *dir, "directory", "a directory to write the report to", &err))
-		return cli_usage_error(cmd, "%s", err.msg);
 	return -1;
 }
 

@@ -278,7 +278,7 @@ static int design_hyperx_main(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'o':
-			if (cli_output_once(cmd, "--output", &output, optarg))
+			if (cli_output_file_once(cmd, "--output", &output, optarg))
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(hyperx_usage, stdout); return CLI_OK;
@@ -404,7 +404,7 @@ static int design_equality_main(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'o':
-			if (cli_output_once(cmd, "--output", &output, optarg))
+			if (cli_output_file_once(cmd, "--output", &output, optarg))
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(equality_usage, stdout); return CLI_OK;
@@ -587,7 +587,7 @@ static int design_fullbw_main(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'o':
-			if (cli_output_once(cmd, "--output", &output, optarg))
+			if (cli_output_file_once(cmd, "--output", &output, optarg))
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(fullbw_usage, stdout); return CLI_OK;

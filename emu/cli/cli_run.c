@@ -209,7 +209,10 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		} else if (run_twice(cmd, a, o)) {
 			return CLI_USAGE;
 		} else if (!strcmp(a, "--json") && RUN_HAS_VALUE()) {
-			o->json_path = RUN_VALUE();
+			/* Refused as read when an option: 'run --json -c x.ini'
+			 * blamed 'x.ini' ("unknown option 'x.ini'"). */
+			if (cli_output_file_once(cmd, "--json", &o->json_path, RUN_VALUE()))
+				return CLI_USAGE;
 		} else if (!strcmp(a, "--csv")) {
 			o->csv = true;
 		} else if (!strcmp(a, "--reproducible")) {
@@ -217,7 +220,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && RUN_HAS_VALUE()) {
 			o->rates = RUN_VALUE();
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--plot") && RUN_HAS_VALUE()) {
-			o->plot_path = RUN_VALUE();
+			if (cli_output_file_once(cmd, "--plot", &o->plot_path, RUN_VALUE()))
+				return CLI_USAGE;
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 			o->keep_going = true;
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && RUN_HAS_VALUE()) {

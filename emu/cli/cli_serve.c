@@ -296,6 +296,12 @@ static int serve_option(struct serve_args *a, nl_sim *sim, int ch, char **argv, 
 		o->curve_allow = arg;
 		return CLI_OK;
 	case LO_CGEN:
+		/* As every output's (cli_output_file_once): '--curve-keygen
+		 * --quiet' wrote the key pair to '--quiet' and '--quiet.pub'.
+		 * Refused as it is read, not the word left over after it. */
+		if (cli_value_not_option("--curve-keygen", arg, "file", "a file to write; the key pair goes to FILE and "
+					 "FILE.pub", err) < 0)
+			return cli_usage_error("serve", "%s", err->msg);
 		return cli_output_once("serve", "--curve-keygen", &a->keygen, arg);
 	case LO_JOBS:
 		a->jobs_arg = arg;
@@ -304,11 +310,11 @@ static int serve_option(struct serve_args *a, nl_sim *sim, int ch, char **argv, 
 		o->trace_path = arg;
 		return CLI_OK;
 	case LO_RECORD:
-		return cli_output_once("serve", "--record", &o->record_path, arg);
+		return cli_output_file_once("serve", "--record", &o->record_path, arg);
 	case LO_MSGS:
-		return cli_output_once("serve", "--messages", &o->messages_path, arg);
+		return cli_output_file_once("serve", "--messages", &o->messages_path, arg);
 	case LO_JSON:
-		return cli_output_once("serve", "--json", &o->json_path, arg);
+		return cli_output_file_once("serve", "--json", &o->json_path, arg);
 	case LO_MAXPAY:
 		return cli_parse_u64("serve", "--max-payload", arg, 0, 1u << 30, &o->max_payload) < 0 ? CLI_USAGE : CLI_OK;
 	case LO_HB:
@@ -353,10 +359,9 @@ static int serve_parse(struct serve_args *a, nl_sim *sim, int argc, char **argv,
 /* --curve-keygen FILE: the key pair written, nothing served. */
 static int serve_keygen(const char *keygen, struct nl_err *err)
 {
-	/* As every output's (cli_check_output): '--curve-keygen --quiet'
-	 * wrote the key pair to '--quiet' and '--quiet.pub'. */
-	if (cli_value_not_option("--curve-keygen", keygen, "file", "a file to write; the key pair goes to FILE "
-				 "and FILE.pub", err) < 0 || live_curve_keygen(keygen, err) < 0)
+	/* A value that is an option was refused as it was read
+	 * (serve_option). */
+	if (live_curve_keygen(keygen, err) < 0)
 		return cli_report(err);
 	return CLI_OK;
 }

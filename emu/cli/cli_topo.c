@@ -455,7 +455,7 @@ static int topo_describe_main(int argc, char **argv)
 			break;
 		}
 		case 'o':
-			if (cli_output_once(cmd, "--output", &o.output, optarg))
+			if (cli_output_file_once(cmd, "--output", &o.output, optarg))
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(describe_usage, stdout); return CLI_OK;
@@ -630,7 +630,7 @@ static int topo_export_main(int argc, char **argv)
 		switch (c) {
 		case 'F': format = optarg; break;
 		case 'o':
-			if (cli_output_once(cmd, "--output", &output, optarg))
+			if (cli_output_file_once(cmd, "--output", &output, optarg))
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(export_usage, stdout); return CLI_OK;

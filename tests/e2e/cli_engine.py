@@ -1253,6 +1253,30 @@ def case_option_values():
             p = run_in("replay", trace, opt, "--topology", "torus:k=4x4", code=2)
             one_line_error(p, f"netloom replay: {opt} '--topology': an option, not a {what} name (a value left out?)")
             check(f"replay {opt} --topology SPEC: nothing written", os.listdir(tmp) == [])
+        # Every other command's outputs alike: 'topo describe SPEC -o
+        # --samples 3' said "unexpected argument '3'", 'run --json -c F'
+        # "unknown option 'F'", 'serve --json -c F' "unexpected argument
+        # 'F'", 'compare S.ini -o --jobs 2' "unexpected argument '2'".
+        hyperx = ("design", "hyperx", "--terminals", "64", "--radix", "16")
+        for args, opt, nxt, left, what in (
+                (("topo", "describe", spec), "-o", "--samples", "3", "file"),
+                (("topo", "export", spec, "--format", "json"), "-o", "--format", "dot", "file"),
+                (hyperx, "-o", "--bisection", "0.5", "file"),
+                (("design", "equality", "--routers", "8", "--radix", "4"), "-o", "--seed", "1", "file"),
+                (("design", "flex", "--terminals", "64"), "-o", "--radix", "16", "file"),
+                (("run",), "--json", "-c", "x.ini", "file"), (("sweep",), "--json", "-c", "x.ini", "file"),
+                (("sweep",), "--plot", "-c", "x.ini", "file"),
+                (("serve", "--ranks", "2"), "--json", "-c", "x.ini", "file"),
+                (("serve", "--ranks", "2"), "--messages", "-c", "x.ini", "file"),
+                (("serve", "--ranks", "2"), "--record", "-c", "x.ini", "file"),
+                (("compare", study), "-o", "--jobs", "2", "directory")):
+            p = run_in(*args, opt, nxt, left, code=2)
+            name = "--output" if opt == "-o" and args[0] != "compare" else opt
+            cmd = " ".join(args[:2]) if args[0] in ("topo", "design") else args[0]
+            one_line_error(p, f"netloom {cmd}: {name} '{nxt}': an option, not a {what} name (a value left out?); "
+                           f"expected a {what} to write{' the report to' if what == 'directory' else ''} "
+                           f"(./{nxt} for a {what} of that name)")
+            check(f"{' '.join(args[:2])} {opt} {nxt} {left}: nothing written", os.listdir(tmp) == [])
         run_in("run", *SMALL, "--json", "./--csv")
         check("run --json ./--csv writes the file so named", os.path.exists(os.path.join(tmp, "--csv")))
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
