@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
@@ -60,8 +61,14 @@ int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char
 		o->preset = arg;
 		return 1;
 	case CLI_LO_LAYOUT:
-		if (strcmp(arg, "auto") && strcmp(arg, "rule") && strcmp(arg, "anneal"))
-			return -cli_usage_error(cmd, "--layout: expected auto, rule or anneal, got '%s'", arg);
+		if (strcmp(arg, "auto") && strcmp(arg, "rule") && strcmp(arg, "anneal")) {
+			/* A typo names the one meant, as key layout_placement's
+			 * value does (core/param.c). */
+			static const char *const placements[] = {"auto", "rule", "anneal"};
+			const char *near = config_name_near(arg, strlen(arg), placements, 3);
+			return -cli_usage_error(cmd, "--layout: expected auto, rule or anneal, got '%s'%s%s%s", arg,
+						near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		}
 		o->placement = arg;
 		return 1;
 	case CLI_LO_ITER:

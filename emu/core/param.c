@@ -214,12 +214,15 @@ static int param_choice_error(const struct param_def *d, const char *value, cons
 			      struct nl_err *err)
 {
 	char list[PARAM_STR_MAX] = "";
-	size_t used = 0;
-	for (int i = 0; d->choices[i]; i++)
+	size_t used = 0, n = 0;
+	for (; d->choices[n]; n++)
 		used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s",
-					 i ? ", " : "", d->choices[i]);
-	return nl_errf(err, NL_EINVAL, "%s: parameter '%s' value '%s': expected one of %s", what, d->name, value,
-		       list);
+					 n ? ", " : "", d->choices[n]);
+	/* A typo of one choice names it, as a mistyped key does ('sprad':
+	 * spread); another word keeps the list alone. */
+	const char *near = config_name_near(value, strlen(value), d->choices, n);
+	return nl_errf(err, NL_EINVAL, "%s: parameter '%s' value '%s': expected one of %s%s%s%s", what, d->name,
+		       value, list, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 }
 
 int param_set(const struct param_def *d, void *out, const char *value, const char *what,

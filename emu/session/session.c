@@ -62,22 +62,36 @@ void session_place_names(char *buf, size_t cap)
 }
 
 /* The config's check_value: backend and placement name registries above
- * emu/app, whose table declares them as strings. */
+ * emu/app, whose table declares them as strings. A typo of a name names
+ * it, as core/param.c's choices do ('sprad': spread). */
 static int session_check_value(const char *key, const char *value, struct nl_err *err)
 {
+	enum { SESSION_NAMES_WEIGHED = 32 }; /* registries of a few; past this many the rest are not weighed */
+	const char *weighed[SESSION_NAMES_WEIGHED];
 	char names[512] = "";
+	size_t n = 0;
 	if (!strcmp(key, "backend") && !net_backend_find(value, NULL)) {
-		size_t n;
-		const struct net_backend_ops *const *all = net_backend_list(&n);
-		for (size_t i = 0; i < n; i++)
+		size_t n_all;
+		const struct net_backend_ops *const *all = net_backend_list(&n_all);
+		for (size_t i = 0; i < n_all; i++) {
 			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
 				 all[i]->name);
+			if (n < SESSION_NAMES_WEIGHED)
+				weighed[n++] = all[i]->name;
+		}
 	} else if (!strcmp(key, "placement") && strcmp(value, "linear") && !place_find(value, NULL)) {
+		size_t n_all;
+		const struct place_ops *const *all = place_list(&n_all);
 		session_place_names(names, sizeof names);
+		weighed[n++] = "linear";
+		for (size_t i = 0; i < n_all && n < SESSION_NAMES_WEIGHED; i++)
+			weighed[n++] = all[i]->name;
 	} else {
 		return 0;
 	}
-	return nl_errf(err, NL_ECONFIG, "expected one of %s", names);
+	const char *near = config_name_near(value, strlen(value), weighed, n);
+	return nl_errf(err, NL_ECONFIG, "expected one of %s%s%s%s", names, near ? " (did you mean '" : "",
+		       near ? near : "", near ? "'?)" : "");
 }
 
 void session_config_init(struct config *cfg, struct session_tables *st)

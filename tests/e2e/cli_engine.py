@@ -291,7 +291,22 @@ def case_suggestions():
                                                               "mean '--topology'? see 'netloom replay --help')"),
             (("run", "--bogus"), "netloom run: unknown option '--bogus' (see 'netloom run --help')"),
             (("run", "-s", "num_vc=2"), "netloom run: -s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
-            (("run", "-s", "foo=1"), "netloom run: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
+            (("run", "-s", "foo=1"), "netloom run: -s: unknown key 'foo' (see 'netloom config --keys' for the list)"),
+            # A value of a few names: a typo of one names it too.
+            (("run", "-s", "placement=sprad"), "netloom run: -s: key 'placement' value 'sprad': expected one of "
+                                               "linear, contiguous, random-node, random-router, round-robin, packed, "
+                                               "spread, map (did you mean 'spread'?)"),
+            (("run", "-s", "sim_type=throughpt"), "netloom run: -s: key 'sim_type' value 'throughpt': expected one "
+                                                  "of latency, throughput (did you mean 'throughput'?)"),
+            (("run", "-s", "sim_type=batch"), "netloom run: -s: key 'sim_type' value 'batch': expected one of "
+                                              "latency, throughput"),
+            (("run", "-s", "topology=dragonfly:a=4,h=2,p=2", "-s", "routing_function=ugal:mode=glbal"),
+             "netloom run: -s: routing function 'ugal': parameter 'mode' value 'glbal': expected one of local, "
+             "global, booksim (did you mean 'global'?)"),
+            (("cost", "torus:k=4x4", "--layout", "anneel"), "netloom cost: --layout: expected auto, rule or anneal, "
+                                                           "got 'anneel' (did you mean 'anneal'?)"),
+            (("layout", "torus:k=4x4", "--layout", "none"), "netloom layout: --layout: expected auto, rule or "
+                                                           "anneal, got 'none'")):
         p = run(*args, code=2)
         eq(" ".join(args), p.stderr.decode(), line + "\n")
     # sweep's options given to run ('run --plot c.svg') were unknown

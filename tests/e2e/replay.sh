@@ -275,11 +275,11 @@ expect_eq "bad key exit" $rc 2
 expect_eq "bad key message" "$out" "netloom replay: -s: unknown key 'eager_treshold' (did you mean 'eager_threshold'?)"
 out=$("$netloom" replay "$dir/pp.nlt" -s backend=flitz 2>&1); rc=$?
 expect_eq "bad backend exit" $rc 2
-expect_eq "bad backend message" "$out" "netloom replay: -s: key 'backend' value 'flitz': expected one of analytic, flit"
+expect_eq "bad backend message" "$out" "netloom replay: -s: key 'backend' value 'flitz': expected one of analytic, flit (did you mean 'flit'?)"
 # Set in a file: its line (it named no place).
 printf '[replay]\nbackend = flitz\n' > "$dir/bk.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/bk.ini" 2>&1); rc=$?
-expect_eq "bad backend in a file" "$rc:$out" "2:netloom replay: $dir/bk.ini:2: key 'backend' value 'flitz': expected one of analytic, flit"
+expect_eq "bad backend in a file" "$rc:$out" "2:netloom replay: $dir/bk.ini:2: key 'backend' value 'flitz': expected one of analytic, flit (did you mean 'flit'?)"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
 expect_eq "bad topology exit" $rc 2
 expect_eq "bad topology message" "$out" "netloom replay: -s: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"

@@ -205,6 +205,9 @@ static void test_param_errors(void)
 		  "value 'a': expected integers separated by '/', like 0/3/9");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mode=x", "t", &e), NL_EINVAL, &e,
 		  "expected one of wormhole, vct");
+	CHECK(!strstr(e.msg, "did you mean"));
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mode=VCT", "t", &e), NL_EINVAL, &e,
+		  "value 'VCT': expected one of wormhole, vct (did you mean 'vct'?)");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,", "t", &e), NL_EFORMAT, &e, "trailing ','");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n", "t", &e), NL_EFORMAT, &e, "expected key=value");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8xx8", "t", &e), NL_EFORMAT, &e, "dimensions");
@@ -274,6 +277,10 @@ static void test_param_named(void)
 	CHECK_STR(v.s, "besta");
 	CHECK_ERR(param_parse(named_defs, &v, ":s=bogus", "t", &e), NL_EINVAL, &e,
 		  "t: parameter 's' value 'bogus': expected one of flex, besta");
+	CHECK(!strstr(e.msg, "did you mean"));
+	/* A typo of a choice names it, as a mistyped parameter does. */
+	CHECK_ERR(param_parse(named_defs, &v, ":s=bsta", "t", &e), NL_EINVAL, &e,
+		  "t: parameter 's' value 'bsta': expected one of flex, besta (did you mean 'besta'?)");
 }
 
 /* Integer bounds past 2^53 compare as integers: (double)x rounded

@@ -105,6 +105,13 @@ static void test_config(void)
 		  "nl_sim_set: key 'backend' value 'nope': expected one of analytic, flit");
 	CHECK_ERR(nl_sim_load_string(s, "[replay]\nbackend = flit\nplacement = nope\n", "p.ini", &err), NL_ECONFIG,
 		  &err, "p.ini:3: key 'placement' value 'nope': expected one of linear, contiguous");
+	CHECK(!strstr(err.msg, "did you mean"));
+	/* A typo names the one meant, as core/param.c's choices do. */
+	CHECK_ERR(nl_sim_set(s, "placement", "sprad", &err), NL_ECONFIG, &err,
+		  "nl_sim_set: key 'placement' value 'sprad': expected one of linear, contiguous, random-node, "
+		  "random-router, round-robin, packed, spread, map (did you mean 'spread'?)");
+	CHECK_ERR(nl_sim_set(s, "backend", "flt", &err), NL_ECONFIG, &err,
+		  "nl_sim_set: key 'backend' value 'flt': expected one of analytic, flit (did you mean 'flit'?)");
 	CHECK_OK(nl_sim_set(s, "placement", "spread", &err), &err);
 	CHECK_OK(nl_sim_set(s, "placement", "linear", &err), &err);
 	/* Keys, INI text and an INI file give the same configuration. */
