@@ -391,7 +391,9 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->cost_copper = layout_cable_cost(m, true, s->copper_m, (double)s->copper);
 	s->cost_fibre = layout_cable_cost(m, false, s->fibre_m, (double)s->fibre);
 	s->terminal_cables = term.n_home + term.n_cu + term.n_fi;
-	s->terminal_length_m = m->terminal_m * (double)term.n_home + (double)(term.cu_um + term.fi_um) / LAYOUT_UM;
+	/* In whole micrometres too: 5 cables of 1.04445 m were 5.222250000000001 m. */
+	s->terminal_length_m =
+		(double)(llround(m->terminal_m * LAYOUT_UM) * (int64_t)term.n_home + term.cu_um + term.fi_um) / LAYOUT_UM;
 	s->cost_terminals = layout_cable_cost(m, layout_is_copper(m, m->terminal_m, true), m->terminal_m * term.n_home,
 					      (double)term.n_home) +
 			    layout_cable_cost(m, true, (double)term.cu_um / LAYOUT_UM, (double)term.n_cu) +

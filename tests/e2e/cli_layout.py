@@ -153,6 +153,21 @@ def case_outputs():
         run("layout", "full:n=2", "--svg", svg, "--longest", "0")
         check("1 cable, none drawn", "rule order), 1 cable, none drawn</text>" in open(svg).read())
         eq("--longest 0 draws none", drawn.count("<polyline "), 0)
+    # Money to the cent and lengths to the micrometre in --json: 2 terminal
+    # cables of 39.40 $ read 78.79999999999998, 5 of 1.04445 m
+    # 5.222250000000001 m (docs/layout.md).
+    d = run_json("cost", "fattree:k=2,n=1", "--preset", "besta", "--json", "-")
+    eq("besta terminal cables $", (d["cost_usd"]["terminal_cables"], d["cost_usd"]["total"]), (78.8, 78.8))
+    d = run_json("cost", "full:n=5", "--preset", "equality", "--json", "-")
+    eq("equality terminal length", d["terminal_length_m"], 5.22225)
+    for spec, preset in (("full:n=5", "equality"), ("dragonfly:a=4,h=2,p=2", "flex"), ("torus:k=6x6", "equality"),
+                         ("slimfly:q=5,p=3", "besta"), ("hyperx:s=4x4,t=2", "fujiwara")):
+        d = run_json("cost", spec, "--preset", preset, "--json", "-")
+        for k, v in d["cost_usd"].items():
+            if k != "router_price_floored":
+                eq(f"{spec} {preset} cost_usd.{k} to the cent", v, round(v, 2))
+        for k in ("length_m", "max_length_m", "copper_length_m", "fibre_length_m", "terminal_length_m"):
+            eq(f"{spec} {preset} {k} to the micrometre", d[k], round(d[k], 6))
 
 
 def case_errors():
