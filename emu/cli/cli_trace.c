@@ -741,6 +741,12 @@ static int cmd_import(int argc, char **argv)
 		if (out)
 			return sub_usage("import", "option '%s' given twice (usage: netloom trace %s)",
 					 sub_opt_given(argv, longopts, c, given, sizeof given));
+		/* A value that is an option, refused as it is read (as
+		 * convert_run would): in 'import IN -o --output X.nlt' the X.nlt
+		 * left over was reported ("unexpected argument 'X.nlt'"). */
+		struct nl_err e = {0};
+		if (cli_value_not_option("OUT.nlt", optarg, "file", "a file to write", &e) < 0)
+			return report(&e);
 		out = optarg;
 	}
 	for (int i = optind; i < argc; i++) {
@@ -774,6 +780,13 @@ static int cmd_export(int argc, char **argv)
 			return sub_getopt_error("export", argv, longopts, c);
 		if (dir)
 			return sub_usage("export", "option '--otf2' given twice%s (usage: netloom trace %s)", NULL);
+		/* As replay's --otf2 (out_check_writable's line for an empty DIR
+		 * named no option and offered '-' for standard output), and as
+		 * it is read: in 'export T --otf2 --otf2 D' the D left over was
+		 * reported ("unexpected argument 'D'"). */
+		struct nl_err e = {0};
+		if (cli_check_otf2_dir(optarg, &e))
+			return report(&e);
 		dir = optarg;
 	}
 	for (int i = optind; i < argc; i++) {
@@ -788,10 +801,6 @@ static int cmd_export(int argc, char **argv)
 	/* DIR's folder must take the archive's temporary sibling (tried and
 	 * removed, as for a file); a DIR that exists is refused by the
 	 * export, before its work. */
-	/* As replay's --otf2 (out_check_writable's line for an empty DIR
-	 * named no option and offered '-' for standard output). */
-	if (cli_check_otf2_dir(dir, &e))
-		return report(&e);
 	struct stat st;
 	if (stat(dir, &st) != 0 && out_check_writable(dir, &e))
 		return report(&e);

@@ -1292,6 +1292,18 @@ def case_option_values():
                            f"expected a {what} to write{' the report to' if what == 'directory' else ''} "
                            f"(./{nxt} for a {what} of that name)")
             check(f"{' '.join(args[:2])} {opt} {nxt} {left}: nothing written", os.listdir(tmp) == [])
+        # trace import's -o (named OUT.nlt, as convert's) and trace
+        # export's --otf2 alike ("unexpected argument 'x.nlt'", "... 'd'").
+        for args, line in ((("trace", "import", trace, "-o", "--output", "x.nlt"),
+                            "netloom trace import: OUT.nlt '--output': an option, not a file name (a value left out?); "
+                            "expected a file to write (./--output for a file of that name)"),
+                           (("trace", "export", trace, "--otf2", "--otf2", "d"),
+                            "netloom trace export: --otf2 '--otf2': an option, not a directory name (a value left "
+                            "out?); expected a new directory for the OTF2 archive (./--otf2 for a directory of that "
+                            "name)")):
+            p = run_in(*args, code=2)
+            eq(" ".join(args[:2]), p.stderr.decode(), line + "\n")
+            check(f"{' '.join(args[:2])}: nothing written", os.listdir(tmp) == [])
         run_in("run", *SMALL, "--json", "./--csv")
         check("run --json ./--csv writes the file so named", os.path.exists(os.path.join(tmp, "--csv")))
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
