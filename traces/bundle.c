@@ -108,16 +108,101 @@ static int pack_file(struct trace_afile *af, ZSTD_CCtx *cc, const char *src, str
 	return rc;
 }
 
+/* The bundle's entries from its inputs: each named by its base name,
+ * names distinct, each trace a valid archive. */
+static int pack_entries(struct bentry *ents, const char *const *traces, size_t n_traces, const char *config_path,
+			struct nl_err *err)
+{
+	size_t n = n_traces + (config_path != NULL);
+	for (size_t i = 0; i < n; i++) {
+		const char *src = i < n_traces ? traces[i] : config_path;
+		ents[i].kind = i < n_traces ? BUNDLE_TRACE : BUNDLE_CONFIG;
+		ents[i].name = (char *)base_name(src);
+		if (!name_ok(ents[i].name))
+			return nl_errf(err, NL_EINVAL, "%s: cannot bundle a file without a name", src);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(ents[j].name, ents[i].name))
+				return nl_errf(err, NL_EINVAL,
+					       "%s: a second file named '%s' (the first: %s; a bundle keeps names, not "
+					       "folders); expected files of distinct names",
+					       src, ents[i].name, j < n_traces ? traces[j] : config_path);
+		/* A trace must be a valid archive before it is bundled. */
+		if (ents[i].kind == BUNDLE_TRACE) {
+			struct trace_archive *a;
+			NL_CHECK(trace_archive_open(&a, src, err));
+			int rc = trace_archive_verify(a, err);
+			trace_archive_close(a);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* `trace pack A.nlt B.nlt`, the bundle's name forgotten, would replace
+ * trace A with a bundle of B: a trace archive is never overwritten. */
+static int pack_check_output(const char *out_path, struct nl_err *err)
+{
+	int ofd = open(out_path, O_RDONLY | O_CLOEXEC);
+	if (ofd < 0)
+		return 0;
+	uint8_t magic[8];
+	bool is_trace = trace_pread_full(ofd, magic, sizeof magic, 0) == 0 && !memcmp(magic, TRACE_MAGIC, 8);
+	close(ofd);
+	if (is_trace)
+		return nl_errf(err, NL_EINVAL,
+			       "%s: a netloom trace archive, not overwritten: the first argument is the bundle to write (trace pack OUT.bundle TRACE...)",
+			       out_path);
+	return 0;
+}
+
+/* The index (kind, name, size, hash, offset, compressed length of each
+ * entry), compressed into *cidx (malloc'd), *clen bytes. */
+static int pack_index(ZSTD_CCtx *cc, const struct bentry *ents, size_t n, uint8_t **cidx, size_t *clen,
+		      struct nl_err *err)
+{
+	size_t cap = 64, len = 0;
+	for (size_t i = 0; i < n; i++)
+		cap += strlen(ents[i].name) + 6 * TRACE_VARINT_MAX + 8;
+	uint8_t *idx = malloc(cap);
+	if (!idx)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		size_t nl = strlen(ents[i].name);
+		len += trace_varint_put(idx + len, ents[i].kind);
+		len += trace_varint_put(idx + len, nl);
+		memcpy(idx + len, ents[i].name, nl);
+		len += nl;
+		len += trace_varint_put(idx + len, ents[i].size);
+		trace_put_u64(idx + len, ents[i].hash);
+		len += 8;
+		len += trace_varint_put(idx + len, ents[i].offset);
+		len += trace_varint_put(idx + len, ents[i].comp_len);
+	}
+	size_t cb = ZSTD_compressBound(len);
+	*cidx = malloc(cb);
+	if (!*cidx) {
+		free(idx);
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
+	*clen = ZSTD_compress2(cc, *cidx, cb, idx, len);
+	free(idx);
+	if (ZSTD_isError(*clen))
+		return nl_errf(err, NL_EIO, "zstd: %s", ZSTD_getErrorName(*clen));
+	return 0;
+}
+
 int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_traces,
 		      const char *config_path, bool *is_unwritten, struct nl_err *err)
 {
 	size_t n = n_traces + (config_path != NULL);
 	struct bentry *ents = calloc(n ? n : 1, sizeof *ents);
 	uint8_t *in = malloc(BUNDLE_CHUNK);
-	size_t out_cap = ZSTD_CStreamOutSize();
+	size_t out_cap = ZSTD_CStreamOutSize(), clen = 0;
 	uint8_t *out = malloc(out_cap);
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
-	uint8_t *idx = NULL, *cidx = NULL;
+	uint8_t *cidx = NULL;
 	struct trace_afile af = {.fd = -1};
 	int rc = 0;
 
@@ -129,50 +214,8 @@ int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_
 		rc = nl_errf(err, NL_EINVAL, "%s: a bundle needs at least one trace", out_path);
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const char *src = i < n_traces ? traces[i] : config_path;
-		ents[i].kind = i < n_traces ? BUNDLE_TRACE : BUNDLE_CONFIG;
-		ents[i].name = (char *)base_name(src);
-		if (!name_ok(ents[i].name)) {
-			rc = nl_errf(err, NL_EINVAL, "%s: cannot bundle a file without a name", src);
-			goto out;
-		}
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(ents[j].name, ents[i].name)) {
-				const char *first = j < n_traces ? traces[j] : config_path;
-				rc = nl_errf(err, NL_EINVAL,
-					     "%s: a second file named '%s' (the first: %s; a bundle keeps names, not "
-					     "folders); expected files of distinct names",
-					     src, ents[i].name, first);
-				goto out;
-			}
-		/* A trace must be a valid archive before it is bundled. */
-		if (ents[i].kind == BUNDLE_TRACE) {
-			struct trace_archive *a;
-			rc = trace_archive_open(&a, src, err);
-			if (!rc) {
-				rc = trace_archive_verify(a, err);
-				trace_archive_close(a);
-			}
-			if (rc)
-				goto out;
-		}
-	}
-	/* `trace pack A.nlt B.nlt`, the bundle's name forgotten, would
-	 * replace trace A with a bundle of B: a trace archive is never
-	 * overwritten. */
-	int ofd = open(out_path, O_RDONLY | O_CLOEXEC);
-	if (ofd >= 0) {
-		uint8_t magic[8];
-		bool is_trace = trace_pread_full(ofd, magic, sizeof magic, 0) == 0 && !memcmp(magic, TRACE_MAGIC, 8);
-		close(ofd);
-		if (is_trace) {
-			rc = nl_errf(err, NL_EINVAL,
-				     "%s: a netloom trace archive, not overwritten: the first argument is the bundle to write (trace pack OUT.bundle TRACE...)",
-				     out_path);
-			goto out;
-		}
-	}
+	if ((rc = pack_entries(ents, traces, n_traces, config_path, err)) || (rc = pack_check_output(out_path, err)))
+		goto out;
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, BUNDLE_LEVEL)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1))) {
 		rc = nl_errf(err, NL_EIO, "zstd rejected the bundle parameters");
@@ -197,43 +240,8 @@ int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_
 			       is_unwritten, err);
 		off += ents[i].comp_len;
 	}
-	if (rc)
+	if (rc || (rc = pack_index(cc, ents, n, &cidx, &clen, err)))
 		goto out;
-
-	/* Index: kind, name, size, hash, offset, compressed length. */
-	size_t cap = 64;
-	for (size_t i = 0; i < n; i++)
-		cap += strlen(ents[i].name) + 6 * TRACE_VARINT_MAX + 8;
-	idx = malloc(cap);
-	if (!idx) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		goto out;
-	}
-	size_t len = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t nl = strlen(ents[i].name);
-		len += trace_varint_put(idx + len, ents[i].kind);
-		len += trace_varint_put(idx + len, nl);
-		memcpy(idx + len, ents[i].name, nl);
-		len += nl;
-		len += trace_varint_put(idx + len, ents[i].size);
-		trace_put_u64(idx + len, ents[i].hash);
-		len += 8;
-		len += trace_varint_put(idx + len, ents[i].offset);
-		len += trace_varint_put(idx + len, ents[i].comp_len);
-	}
-	size_t cb = ZSTD_compressBound(len);
-	cidx = malloc(cb);
-	if (!cidx) {
-		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		goto out;
-	}
-	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
-	size_t clen = ZSTD_compress2(cc, cidx, cb, idx, len);
-	if (ZSTD_isError(clen)) {
-		rc = nl_errf(err, NL_EIO, "zstd: %s", ZSTD_getErrorName(clen));
-		goto out;
-	}
 	uint8_t tr[BUNDLE_TRAILER];
 	memcpy(tr, BUNDLE_END_MAGIC, 8);
 	trace_put_u64(tr + 8, off);
@@ -253,7 +261,6 @@ out:
 	free(ents);
 	free(in);
 	free(out);
-	free(idx);
 	free(cidx);
 	return rc;
 }
