@@ -151,6 +151,81 @@ static bool live_time_check(struct live_server *s, uint32_t r, struct live_qop *
 	return true;
 }
 
+/* A SEND: a send op, its payload kept (rk->pay) until the receive it
+ * matches takes it. */
+static int live_send_op(struct live_rank *rk, struct live_qop *q, struct trace_op *op, struct nl_err *err)
+{
+	bool nb = q->h.flags & ZP_F_NONBLOCKING;
+	op->kind = nb ? TOP_ISEND : TOP_SEND;
+	op->peer = q->h.peer;
+	op->tag = q->h.tag;
+	op->bytes = zmq_msg_size(&q->pay);
+	op->req = q->h.seq;
+	if (rk->n_pay == rk->cap_pay) {
+		uint32_t cap = rk->cap_pay ? 2 * rk->cap_pay : 16;
+		struct live_pay *p = realloc(rk->pay, cap * sizeof *p);
+		if (!p) {
+			zmq_msg_close(&q->pay);
+			return nl_errf(err, NL_ENOMEM, "live: out of memory");
+		}
+		rk->pay = p;
+		rk->cap_pay = cap;
+	}
+	struct live_pay *p = &rk->pay[rk->n_pay++];
+	p->op = rk->n_pulled;
+	p->t_in_ns = q->t_in_ns;
+	zmq_msg_init(&p->msg);
+	zmq_msg_move(&p->msg, &q->pay);
+	zmq_msg_close(&q->pay);
+	return 0;
+}
+
+/* A RECV: a receive op, noted (rk->recvs) so its DONE can name the
+ * client's seq. */
+static int live_recv_op(struct live_rank *rk, const struct live_qop *q, struct trace_op *op, struct nl_err *err)
+{
+	if (rk->n_recvs == rk->cap_recvs) {
+		uint32_t cap = rk->cap_recvs ? 2 * rk->cap_recvs : 16;
+		struct live_recvmap *m = realloc(rk->recvs, cap * sizeof *m);
+		if (!m)
+			return nl_errf(err, NL_ENOMEM, "live: out of memory");
+		rk->recvs = m;
+		rk->cap_recvs = cap;
+	}
+	rk->recvs[rk->n_recvs++] = (struct live_recvmap){.op = rk->n_pulled, .seq = q->h.seq};
+	op->kind = (q->h.flags & ZP_F_NONBLOCKING) ? TOP_IRECV : TOP_RECV;
+	op->peer = q->h.peer == ZP_ANY ? TRACE_ANY_SOURCE : q->h.peer;
+	op->tag = q->h.tag == ZP_ANY ? TRACE_ANY_TAG : q->h.tag;
+	op->bytes = q->h.a;
+	op->req = q->h.seq;
+	return 0;
+}
+
+/* A WAITALL: its payload's request seqs (u32 little-endian) as the
+ * op's requests. */
+static int live_waitall_op(struct live_rank *rk, struct live_qop *q, struct trace_op *op, struct nl_err *err)
+{
+	size_t n = zmq_msg_size(&q->pay) / 4;
+	if (n > rk->reqs_cap) {
+		uint32_t *b = realloc(rk->reqs, n * sizeof *b);
+		if (!b) {
+			zmq_msg_close(&q->pay);
+			return nl_errf(err, NL_ENOMEM, "live: out of memory");
+		}
+		rk->reqs = b;
+		rk->reqs_cap = (uint32_t)n;
+	}
+	const uint8_t *p = zmq_msg_data(&q->pay);
+	for (size_t i = 0; i < n; i++)
+		rk->reqs[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+			      (uint32_t)p[4 * i + 3] << 24;
+	zmq_msg_close(&q->pay);
+	op->kind = TOP_WAITALL;
+	op->reqs = rk->reqs;
+	op->n_reqs = (uint32_t)n;
+	return 0;
+}
+
 int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 {
 	struct live_server *s = ctx;
@@ -208,72 +283,19 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 	if (live_time_check(s, r, &q, op->t_ps))
 		return 0; /* evicted: its stream ends here */
 	switch (q.h.type) {
-	case ZP_SEND: {
-		bool nb = q.h.flags & ZP_F_NONBLOCKING;
-		op->kind = nb ? TOP_ISEND : TOP_SEND;
-		op->peer = q.h.peer;
-		op->tag = q.h.tag;
-		op->bytes = zmq_msg_size(&q.pay);
-		op->req = q.h.seq;
-		if (rk->n_pay == rk->cap_pay) {
-			uint32_t cap = rk->cap_pay ? 2 * rk->cap_pay : 16;
-			struct live_pay *p = realloc(rk->pay, cap * sizeof *p);
-			if (!p) {
-				zmq_msg_close(&q.pay);
-				return nl_errf(err, NL_ENOMEM, "live: out of memory");
-			}
-			rk->pay = p;
-			rk->cap_pay = cap;
-		}
-		struct live_pay *p = &rk->pay[rk->n_pay++];
-		p->op = rk->n_pulled;
-		p->t_in_ns = q.t_in_ns;
-		zmq_msg_init(&p->msg);
-		zmq_msg_move(&p->msg, &q.pay);
-		zmq_msg_close(&q.pay);
+	case ZP_SEND:
+		NL_CHECK(live_send_op(rk, &q, op, err));
 		break;
-	}
 	case ZP_RECV:
-		if (rk->n_recvs == rk->cap_recvs) {
-			uint32_t cap = rk->cap_recvs ? 2 * rk->cap_recvs : 16;
-			struct live_recvmap *m = realloc(rk->recvs, cap * sizeof *m);
-			if (!m)
-				return nl_errf(err, NL_ENOMEM, "live: out of memory");
-			rk->recvs = m;
-			rk->cap_recvs = cap;
-		}
-		rk->recvs[rk->n_recvs++] = (struct live_recvmap){.op = rk->n_pulled, .seq = q.h.seq};
-		op->kind = (q.h.flags & ZP_F_NONBLOCKING) ? TOP_IRECV : TOP_RECV;
-		op->peer = q.h.peer == ZP_ANY ? TRACE_ANY_SOURCE : q.h.peer;
-		op->tag = q.h.tag == ZP_ANY ? TRACE_ANY_TAG : q.h.tag;
-		op->bytes = q.h.a;
-		op->req = q.h.seq;
+		NL_CHECK(live_recv_op(rk, &q, op, err));
 		break;
 	case ZP_WAIT:
 		op->kind = TOP_WAIT;
 		op->req = q.h.aux;
 		break;
-	case ZP_WAITALL: {
-		size_t n = zmq_msg_size(&q.pay) / 4;
-		if (n > rk->reqs_cap) {
-			uint32_t *b = realloc(rk->reqs, n * sizeof *b);
-			if (!b) {
-				zmq_msg_close(&q.pay);
-				return nl_errf(err, NL_ENOMEM, "live: out of memory");
-			}
-			rk->reqs = b;
-			rk->reqs_cap = (uint32_t)n;
-		}
-		const uint8_t *p = zmq_msg_data(&q.pay);
-		for (size_t i = 0; i < n; i++)
-			rk->reqs[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
-				      (uint32_t)p[4 * i + 3] << 24;
-		zmq_msg_close(&q.pay);
-		op->kind = TOP_WAITALL;
-		op->reqs = rk->reqs;
-		op->n_reqs = (uint32_t)n;
+	case ZP_WAITALL:
+		NL_CHECK(live_waitall_op(rk, &q, op, err));
 		break;
-	}
 	case ZP_COMPUTE:
 		op->kind = TOP_COMPUTE;
 		op->dur_ps = q.h.a;
