@@ -262,22 +262,11 @@ static void live_evicted_json(const struct live_server *s, json_t *doc, bool par
 	}
 }
 
-int live_report(struct live_server *s, int run_rc, struct nl_err *err)
+/* The report's "live" object (docs/results.md): each rank's state, the
+ * jobs, CURVE, how the session ended, and the wall-clock figures. */
+static json_t *live_report_live(const struct live_server *s, int run_rc)
 {
 	const struct live_opts *o = s->o;
-	json_t *doc = session_src_json(s->eng, err);
-	if (!doc)
-		return NL_ENOMEM;
-	const struct app_results *res = app_results(session_src_app(s->eng));
-	uint64_t fin_ps;
-	if (!res->partial) {
-		/* The session's runtime is its finished ranks' (live_finish_ps),
-		 * not the engine's, which ends evicted ranks' streams too. */
-		json_t *rt = json_object_get(json_object_get(doc, "results"), "runtime");
-		bool any = live_finish_ps(s, 0, res->n_ranks, &fin_ps);
-		json_object_set_new(rt, "predicted_s", any ? json_real((double)fin_ps * 1e-12) : json_null());
-	}
-	live_evicted_json(s, doc, res->partial);
 	json_t *live = json_object(), *ranks = json_array();
 	for (uint32_t r = 0; r < s->n; r++) {
 		const struct live_rank *rk = &s->ranks[r];
@@ -324,7 +313,93 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		json_object_set_new(live, "behind_ns", json_integer((json_int_t)s->behind_ns));
 		json_object_set_new(live, "paced_wall_ns", json_integer((json_int_t)live_paced_wall(s)));
 	}
-	json_object_set_new(doc, "live", live);
+	return live;
+}
+
+/* The text report: the ranks' table, beside a trace its ranks', message
+ * latency, pacing, jobs, CURVE, what happened to ranks that did not
+ * simply finish, and how the session ended. */
+static void live_report_text(struct live_server *s, json_t *doc, const struct app_results *res, int run_rc, FILE *f)
+{
+	const struct live_opts *o = s->o;
+	live_ranks_text(s, doc, f, res->partial);
+	struct app_latency lat;
+	app_latency(session_src_app(s->eng), -1, &lat);
+	if (session_src_trace_ranks(s->eng))
+		live_beside_text(s, doc, f);
+	/* The latency counts every message the network carried, the
+	 * barriers' too: the head line's delivered count is the
+	 * clients' only ('18 messages delivered' above 'message
+	 * latency: 24 messages'), so the split is said. */
+	char split[96] = "";
+	json_t *msgs = json_object_get(json_object_get(doc, "results"), "messages");
+	json_int_t n_coll = json_integer_value(json_object_get(json_object_get(msgs, "collective"), "count"));
+	if (!session_src_trace_ranks(s->eng) && n_coll > 0)
+		snprintf(split, sizeof split, " (%" JSON_INTEGER_FORMAT " point-to-point, %" JSON_INTEGER_FORMAT
+			 " inside barriers)",
+			 json_integer_value(json_object_get(json_object_get(msgs, "p2p"), "count")), n_coll);
+	if (lat.n)
+		fprintf(f, "  message latency%s: %" PRIu64 " message%s%s, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+			session_src_trace_ranks(s->eng) ? " (all ranks, hand-off to the network to arrival)" : "", lat.n,
+			lat.n == 1 ? "" : "s", split, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
+			(double)lat.max_ps * 1e-6);
+	/* As replay's report (JSON messages.unmatched): a message to a
+	 * rank that finished or was evicted before receiving it. */
+	if (res->unmatched_msgs)
+		fprintf(f, "  warning: %" PRIu64 " message%s sent but never received\n", res->unmatched_msgs,
+			res->unmatched_msgs == 1 ? " was" : "s were");
+	if (o->pace > 0)
+		fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
+			   " release%s over 1 ms late; time behind (a release over 1 ms late) %.3f ms of %.3f ms%s\n",
+			o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
+			(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late, s->late == 1 ? "" : "s",
+			(double)s->behind_ns * 1e-6,
+			(double)live_paced_wall(s) * 1e-6,
+			o->trace_path ? " (wall, to the live ranks' last release; the trace's ops after it "
+					"replayed unpaced)" : "");
+	live_jobs_text(s, f);
+	if (s->zap)
+		fprintf(f, "  CURVE: %" PRIu64 " handshake%s accepted, %" PRIu64 " refused (key not allowed)\n",
+			s->curve_ok, s->curve_ok == 1 ? "" : "s", s->curve_refused);
+	for (uint32_t r = 0; r < s->n; r++) {
+		const struct live_rank *rk = &s->ranks[r];
+		if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
+			continue;
+		fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frame%s; payloads lost to it %" PRIu64
+			   ", from it %" PRIu64 "%s%s\n",
+			r, live_state_name(rk->state), rk->offences, rk->offences == 1 ? "" : "s", rk->lost_to, rk->lost_from,
+			rk->why[0] ? "; " : "", rk->why);
+	}
+	if (s->rankless_bad)
+		fprintf(f, "  connections without a rank: %" PRIu64 " refused frame%s (%" PRIu64 " logged)\n",
+			s->rankless_bad, s->rankless_bad == 1 ? "" : "s",
+			s->rankless_bad < LIVE_LOGGED_REFUSALS ? s->rankless_bad : (uint64_t)LIVE_LOGGED_REFUSALS);
+	if (s->stopped_by) /* a signal's line says "stopped by SIG..." itself */
+		fprintf(f, "  session %s%s (per-rank results partial, up to the stop)\n",
+			s->stopped_by == LS_MAX_LAG ? "stopped: " : "", s->fatal_err.msg);
+	if (run_rc == NL_EDEADLOCK) {
+		fprintf(f, "  ranks that waited forever:\n");
+		app_deadlock_report(session_src_app(s->eng), live_line, f);
+	}
+}
+
+int live_report(struct live_server *s, int run_rc, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	json_t *doc = session_src_json(s->eng, err);
+	if (!doc)
+		return NL_ENOMEM;
+	const struct app_results *res = app_results(session_src_app(s->eng));
+	uint64_t fin_ps;
+	if (!res->partial) {
+		/* The session's runtime is its finished ranks' (live_finish_ps),
+		 * not the engine's, which ends evicted ranks' streams too. */
+		json_t *rt = json_object_get(json_object_get(doc, "results"), "runtime");
+		bool any = live_finish_ps(s, 0, res->n_ranks, &fin_ps);
+		json_object_set_new(rt, "predicted_s", any ? json_real((double)fin_ps * 1e-12) : json_null());
+	}
+	live_evicted_json(s, doc, res->partial);
+	json_object_set_new(doc, "live", live_report_live(s, run_rc));
 	int rc = 0;
 	if (o->json_path && (rc = live_json_write(o->json_path, doc, err)) < 0)
 		s->is_unwritten = true;
@@ -332,68 +407,8 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	 * report, as replay's --json - does (two are refused). */
 	bool is_stdout_taken = (o->json_path && !strcmp(o->json_path, "-")) ||
 			       (o->messages_path && !strcmp(o->messages_path, "-"));
-	if (o->report && !is_stdout_taken) {
-		FILE *f = o->report;
-		live_ranks_text(s, doc, f, res->partial);
-		struct app_latency lat;
-		app_latency(session_src_app(s->eng), -1, &lat);
-		if (session_src_trace_ranks(s->eng))
-			live_beside_text(s, doc, f);
-		/* The latency counts every message the network carried, the
-		 * barriers' too: the head line's delivered count is the
-		 * clients' only ('18 messages delivered' above 'message
-		 * latency: 24 messages'), so the split is said. */
-		char split[96] = "";
-		json_t *msgs = json_object_get(json_object_get(doc, "results"), "messages");
-		json_int_t n_coll = json_integer_value(json_object_get(json_object_get(msgs, "collective"), "count"));
-		if (!session_src_trace_ranks(s->eng) && n_coll > 0)
-			snprintf(split, sizeof split, " (%" JSON_INTEGER_FORMAT " point-to-point, %" JSON_INTEGER_FORMAT
-				 " inside barriers)",
-				 json_integer_value(json_object_get(json_object_get(msgs, "p2p"), "count")), n_coll);
-		if (lat.n)
-			fprintf(f, "  message latency%s: %" PRIu64 " message%s%s, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
-				session_src_trace_ranks(s->eng) ? " (all ranks, hand-off to the network to arrival)" : "", lat.n,
-				lat.n == 1 ? "" : "s", split, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
-				(double)lat.max_ps * 1e-6);
-		/* As replay's report (JSON messages.unmatched): a message to a
-		 * rank that finished or was evicted before receiving it. */
-		if (res->unmatched_msgs)
-			fprintf(f, "  warning: %" PRIu64 " message%s sent but never received\n", res->unmatched_msgs,
-				res->unmatched_msgs == 1 ? " was" : "s were");
-		if (o->pace > 0)
-			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
-				   " release%s over 1 ms late; time behind (a release over 1 ms late) %.3f ms of %.3f ms%s\n",
-				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
-				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late, s->late == 1 ? "" : "s",
-				(double)s->behind_ns * 1e-6,
-				(double)live_paced_wall(s) * 1e-6,
-				o->trace_path ? " (wall, to the live ranks' last release; the trace's ops after it "
-						"replayed unpaced)" : "");
-		live_jobs_text(s, f);
-		if (s->zap)
-			fprintf(f, "  CURVE: %" PRIu64 " handshake%s accepted, %" PRIu64 " refused (key not allowed)\n",
-				s->curve_ok, s->curve_ok == 1 ? "" : "s", s->curve_refused);
-		for (uint32_t r = 0; r < s->n; r++) {
-			const struct live_rank *rk = &s->ranks[r];
-			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
-				continue;
-			fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frame%s; payloads lost to it %" PRIu64
-				   ", from it %" PRIu64 "%s%s\n",
-				r, live_state_name(rk->state), rk->offences, rk->offences == 1 ? "" : "s", rk->lost_to, rk->lost_from,
-				rk->why[0] ? "; " : "", rk->why);
-		}
-		if (s->rankless_bad)
-			fprintf(f, "  connections without a rank: %" PRIu64 " refused frame%s (%" PRIu64 " logged)\n",
-				s->rankless_bad, s->rankless_bad == 1 ? "" : "s",
-				s->rankless_bad < LIVE_LOGGED_REFUSALS ? s->rankless_bad : (uint64_t)LIVE_LOGGED_REFUSALS);
-		if (s->stopped_by) /* a signal's line says "stopped by SIG..." itself */
-			fprintf(f, "  session %s%s (per-rank results partial, up to the stop)\n",
-				s->stopped_by == LS_MAX_LAG ? "stopped: " : "", s->fatal_err.msg);
-		if (run_rc == NL_EDEADLOCK) {
-			fprintf(f, "  ranks that waited forever:\n");
-			app_deadlock_report(session_src_app(s->eng), live_line, f);
-		}
-	}
+	if (o->report && !is_stdout_taken)
+		live_report_text(s, doc, res, run_rc, o->report);
 	json_decref(doc);
 	return rc;
 }
