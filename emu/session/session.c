@@ -634,15 +634,20 @@ static int sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flag
 {
 	NL_CHECK(session_enter(s, "nl_sim_sweep", NULL, err));
 	/* The arguments first: a call refused for them keeps the last results
-	 * (and the pointers handed out into them, nl_sim_deadlock_report's). */
+	 * (and the pointers handed out into them, nl_sim_deadlock_report's).
+	 * Named as the header names them: `sweep --rates A:B:STEP` checks its
+	 * own text before it calls here, so only an API caller reads these. */
 	if (!(lo >= 0 && hi >= lo && hi <= 1 && step > 0 && isfinite(step))) /* NaN too */
-		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and a finite STEP > 0", lo,
-			       hi, step);
+		return nl_errf(err, NL_EINVAL,
+			       "nl_sim_sweep: lo %g, hi %g, step %g: expected 0 <= lo <= hi <= 1 and a finite step > 0",
+			       lo, hi, step);
 	/* Counted in double: a tiny step's quotient (1e20, or inf for a
 	 * denormal) is out of any integer's range. */
 	double n_steps_d = floor((hi - lo) / step + 1e-9);
 	if (!(n_steps_d < (double)UINT32_MAX))
-		return nl_errf(err, NL_ERANGE, "sweep: rates %g:%g:%g: more than %u points", lo, hi, step, UINT32_MAX);
+		return nl_errf(err, NL_ERANGE,
+			       "nl_sim_sweep: lo %g, hi %g, step %g: more than %u points; expected a larger step", lo,
+			       hi, step, UINT32_MAX);
 	long n_steps = (long)n_steps_d;
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));

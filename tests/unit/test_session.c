@@ -357,7 +357,10 @@ static void test_callback_reentry(void)
 }
 
 /* A step so small the point count leaves every integer type (1e-20, a
- * denormal) is refused as 1e-11 is, and so are non-finite bounds. */
+ * denormal) is refused as 1e-11 is, and so are non-finite bounds. The
+ * message names the call and its arguments as the header does (it said
+ * "sweep: rates 0.5:0.1:0.1: expected 0 <= A <= B <= 1 and a finite STEP
+ * > 0", the CLI's --rates, which an API caller never wrote). */
 static void test_sweep_tiny_step(void)
 {
 	struct nl_err e = {0};
@@ -368,11 +371,15 @@ static void test_sweep_tiny_step(void)
 	static const double steps[] = {1e-11, 1e-20, 4.9e-324};
 	for (int k = 0; k < 3; k++)
 		CHECK_ERR(nl_sim_sweep(s, 0, 1, steps[k], 0, NULL, NULL, &sw, &e), NL_ERANGE, &e,
-			  "more than 4294967295 points");
-	CHECK_ERR(nl_sim_sweep(s, 0, 1, 1.0 / 0.0, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "finite STEP");
-	CHECK_ERR(nl_sim_sweep(s, 0, 1, 0.0 / 0.0, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "finite STEP");
-	CHECK_ERR(nl_sim_sweep(s, 0.0 / 0.0, 1, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "expected 0 <=");
-	CHECK_ERR(nl_sim_sweep(s, 0, 1.0 / 0.0, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "expected 0 <=");
+			  "more than 4294967295 points; expected a larger step");
+	CHECK_STR(e.msg, "nl_sim_sweep: lo 0, hi 1, step 4.94066e-324: more than 4294967295 points; expected a "
+			 "larger step");
+	CHECK_ERR(nl_sim_sweep(s, 0.5, 0.1, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "nl_sim_sweep: ");
+	CHECK_STR(e.msg, "nl_sim_sweep: lo 0.5, hi 0.1, step 0.1: expected 0 <= lo <= hi <= 1 and a finite step > 0");
+	CHECK_ERR(nl_sim_sweep(s, 0, 1, 1.0 / 0.0, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "step inf: expected");
+	CHECK_ERR(nl_sim_sweep(s, 0, 1, 0.0 / 0.0, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "finite step > 0");
+	CHECK_ERR(nl_sim_sweep(s, 0.0 / 0.0, 1, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "expected 0 <= lo");
+	CHECK_ERR(nl_sim_sweep(s, 0, 1.0 / 0.0, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "hi inf, step 0.1");
 	char *json = NULL;
 	CHECK_ERR(nl_sim_json(s, 0, &json, NULL, &e), NL_ESTATE, &e, "no results");
 	nl_sim_free(s);
@@ -499,7 +506,7 @@ static void test_send_after_deadlock(void)
 
 /* Calls refused for their arguments keep the last results: a deadlocked
  * run's report (a pointer the caller holds) and its JSON outlive a sweep
- * with rates 0.5:0.1:0.1 or too many points, and a run_rate of 2.0 (the
+ * from 0.5 to 0.1 or of too many points, and a run_rate of 2.0 (the
  * sweep discarded them first: a dangling report). */
 static void test_refused_keeps_results(void)
 {
@@ -516,7 +523,7 @@ static void test_refused_keeps_results(void)
 	CHECK(rep[0] != '\0');
 	char *before = NULL, *after = NULL;
 	CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &before, NULL, &e), &e);
-	CHECK_ERR(nl_sim_sweep(s, 0.5, 0.1, 0.1, 0, NULL, NULL, NULL, &e), NL_EINVAL, &e, "0.5:0.1:0.1");
+	CHECK_ERR(nl_sim_sweep(s, 0.5, 0.1, 0.1, 0, NULL, NULL, NULL, &e), NL_EINVAL, &e, "lo 0.5, hi 0.1");
 	CHECK(nl_sim_deadlock_report(s) == rep);
 	CHECK_ERR(nl_sim_sweep(s, 0, 1, 1e-20, 0, NULL, NULL, NULL, &e), NL_ERANGE, &e, "points");
 	CHECK(nl_sim_deadlock_report(s) == rep);
