@@ -156,6 +156,8 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 		return err->code;
 	if (!x->ops->ignores_routing)
 		NL_CHECK(session_default_routing(s, err));
+	else
+		NL_CHECK(session_check_unrun_routing(s, s->topo, err));
 	x->t = s->topo;
 	/* A backend that cannot count link use per job fails here, not
 	 * after the runs alone. */

@@ -137,6 +137,14 @@ const char *session_routing_effective(nl_sim *s);
  * before any run; nothing kept. */
 int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err);
 
+/* A routing_function the user set for a backend that does not run it (the
+ * analytic one): checked as the flit backend would check it on t
+ * (session_route_check), or by name when t is NULL (no topology), so a
+ * typo is refused rather than ignored by every caller of such a backend
+ * (replay, nl_sim_net_open, serve, interfere). The error starts with key
+ * 'routing_function' and the file:line or -s that set it. */
+int session_check_unrun_routing(nl_sim *s, const struct topo *t, struct nl_err *err);
+
 /* The emu/place policy of s's key `placement` (`name`, not linear) for
  * topology t, or a one-line NL_ECONFIG (unknown name with the choices; no
  * topology) starting with the file:line or -s that set the key. */

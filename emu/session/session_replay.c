@@ -364,23 +364,19 @@ static int session_routing_refused(nl_sim *s, struct nl_err *err)
 	return config_err_file_line(&s->cfg, "routing_function", err);
 }
 
-/* A routing_function set for a backend that does not run it: checked as
- * the flit backend would check it (route_new on the topology, with the
- * VCs per traffic class), or by name without a topology, so a typo is
- * refused rather than ignored. */
-static int session_check_routing(nl_sim *s, struct nl_err *err)
+int session_check_unrun_routing(nl_sim *s, const struct topo *t, struct nl_err *err)
 {
 	const char *rf = session_routing_is_set(s) ? config_get(&s->cfg, "routing_function") : NULL;
 	if (!rf)
 		return 0;
-	if (!s->replay_topo) {
+	if (!t) {
 		char name[64];
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(rf, ":"), rf);
 		if (!route_find(name, err))
 			return session_routing_refused(s, err);
 		return 0;
 	}
-	if (session_route_check(s, s->replay_topo, rf, err) < 0)
+	if (session_route_check(s, t, rf, err) < 0)
 		return session_routing_refused(s, err);
 	return 0;
 }
@@ -470,7 +466,7 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	 * against the flit model's VCs would refuse a replay over keys this
 	 * backend does not read (num_vcs = 3 on a torus). */
 	if (ops->ignores_routing && !ro->pick_routing)
-		NL_CHECK(session_check_routing(s, err));
+		NL_CHECK(session_check_unrun_routing(s, s->replay_topo, err));
 	else if (want_topo)
 		session_replay_routing(s);
 	/* Under mpirun every rank replays the whole trace (the application
@@ -633,6 +629,8 @@ static int sim_net_open(nl_sim *s, struct nl_err *err)
 	bool want_topo;
 	struct net_backend *b;
 	NL_CHECK(session_backend(s, &ops, &want_topo, err));
+	if (ops->ignores_routing)
+		NL_CHECK(session_check_unrun_routing(s, want_topo ? s->topo : NULL, err));
 	NL_CHECK(net_backend_new(ops, &s->cfg, want_topo ? s->topo : NULL, &b, err));
 	json_t *cables = NULL;
 	int rc = session_cable_apply(s, b, want_topo ? s->topo : NULL, &cables, err);

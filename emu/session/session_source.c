@@ -212,6 +212,9 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 			rc = config_err_file_line(&s->cfg, "topology", err);
 			goto fail;
 		}
+		/* Before the pick below, which is not the user's to check. */
+		if (ops->ignores_routing && (rc = session_check_unrun_routing(s, r->topo, err)) < 0)
+			goto fail;
 		if (!config_get(&s->cfg, "routing_function")) {
 			const char *name = session_pick_routing(r->topo);
 			if (name) {
@@ -221,6 +224,8 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 				s->is_bound = false;
 			}
 		}
+	} else if (ops->ignores_routing && (rc = session_check_unrun_routing(s, NULL, err)) < 0) {
+		goto fail;
 	}
 	if (o->trace_path && (rc = src_place_trace(r, src->n_ranks, err)) < 0)
 		goto fail;

@@ -268,7 +268,11 @@ typedef void (*nl_deliver_fn)(void *ctx, uint64_t msg_id, uint64_t t_ps);
  * links needs a topology; docs/replay.md "analytic"). The flit
  * backend with routing_function unset runs the family's default, as
  * nl_sim_run and nl_sim_replay do (a default picked for an earlier
- * topology is picked again for the current one). */
+ * topology is picked again for the current one). A routing_function set
+ * for the analytic backend, which does not run it, is checked as
+ * nl_sim_replay checks it, as the flit backend would build it: a typo
+ * is NL_ENOTFOUND ("key 'routing_function': unknown routing function
+ * 'minn' (did you mean 'min'? ...)"), not ignored. */
 NL_API int nl_sim_net_open(nl_sim *s, struct nl_err *err);
 
 /* Hand a message of `bytes` from endpoint src to endpoint dst to the

@@ -166,6 +166,10 @@ expect_eq "analytic interleaved" "$(json "$dir/ai.json" 'd["results"]["links"]["
 out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s backend=analytic 2>&1 >/dev/null); rc=$?
 expect_eq "analytic without links" "$rc:$out" \
   "2:netloom interfere: analytic backend: per-job link use needs link_model = links, ideal = no and a topology (key 'link_model' is 'none')"
+# A routing function the analytic backend does not run is still checked,
+# as replay checks it: a typo ran the jobs silently.
+out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" -s routing_function=dorr 2>&1 >/dev/null); rc=$?
+expect_eq "analytic routing typo" "$rc:${out%%(*}" "2:netloom interfere: -s: key 'routing_function': unknown routing function 'dorr' "
 
 # cable_latency: the shared run's network report says which layout timed
 # the cables, as a replay's does (it had link_latency but no cables), the

@@ -1167,6 +1167,13 @@ def case_errors(d):
                 "or * for any free port)" % ep, 'no port %s %s' % (ep, extra))
     refused(('--ranks', '2', '--listen', 'ipc://'), "netloom serve: --listen: 'ipc://': empty ipc path, expected "
             "ipc://PATH (a socket file to create)", 'empty ipc path')  # was libzmq's "Invalid argument"
+    # A routing function the analytic backend does not run is checked as
+    # replay checks it, with a topology or without: a typo served silently.
+    for topo in ((), ('-s', 'topology=torus:k=4x4')):
+        refused(('--ranks', '2', '-s', 'routing_function=dorr') + topo + ('--listen', 'ipc://%s/rf' % d),
+                "netloom serve: -s: key 'routing_function': unknown routing function 'dorr' (valid: dor, ",
+                'routing typo %s' % (topo,))
+    expect(not os.path.exists('%s/rf' % d), 'a refused routing function left a socket')
     # Not '': write failed, nor a key pair in a file named '-'.
     for name, why in (('', 'empty file name'), ('-', 'not a file name')):
         refused(('--curve-keygen', name), "netloom serve: --curve-keygen '%s': %s (expected a file to write; the key pair "

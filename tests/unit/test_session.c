@@ -655,6 +655,34 @@ static void test_analytic_topology_free(void)
 	nl_sim_free(s);
 }
 
+/* A routing_function set for the analytic backend, which does not run
+ * it, is checked as nl_sim_replay checks it (as the flit model would run
+ * it), by nl_sim_net_open and the nl_sim_send that opens the network: a
+ * typo was taken silently there, and refused by a replay of the same
+ * session. A routing the session picks itself is not the caller's. */
+static void test_net_open_checks_routing(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "routing_function", "minn", &e), &e);
+	CHECK_ERR(nl_sim_net_open(s, &e), NL_ENOTFOUND, &e,
+		  "key 'routing_function': unknown routing function 'minn' (did you mean 'min'?");
+	CHECK_ERR(nl_sim_send(s, 0, 0, 1, 64, 1, &e), NL_ENOTFOUND, &e, "unknown routing function 'minn'");
+	CHECK_OK(nl_sim_load_string(s, "topology = dragonfly:a=4,p=2,h=2\nrouting_function = dor\n", "sys.ini", &e), &e);
+	CHECK_ERR(nl_sim_net_open(s, &e), NL_EUNSUPPORTED, &e,
+		  "sys.ini:2: key 'routing_function': routing function 'dor' does not run on topology 'dragonfly'");
+	CHECK_OK(nl_sim_set(s, "routing_function", "min", &e), &e);
+	CHECK_OK(nl_sim_net_open(s, &e), &e);
+	nl_sim_free(s);
+	s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "dragonfly:a=4,p=2,h=2", &e), &e);
+	CHECK_OK(nl_sim_net_open(s, &e), &e);
+	CHECK_OK(nl_sim_send(s, 0, 0, 1, 64, 1, &e), &e);
+	nl_sim_free(s);
+}
+
 /* Errors are one line: control characters echoed from the caller's key,
  * value, INI name or path are escaped; nl_sim_set's own errors are
  * labelled nl_sim_set (they said '-s', a CLI option), its key=value form
@@ -960,6 +988,7 @@ int main(void)
 	TEST_RUN(test_default_routing_history);
 	TEST_RUN(test_sweep_stopped);
 	TEST_RUN(test_analytic_topology_free);
+	TEST_RUN(test_net_open_checks_routing);
 	TEST_RUN(test_error_one_line);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
