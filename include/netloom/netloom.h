@@ -123,8 +123,12 @@ NL_API void nl_sim_free(nl_sim *s);
 /* Configuration. Each call validates what it sets against the key tables
  * (unknown key, bad value: NL_ECONFIG naming it) and on failure changes
  * nothing. Spec values (topology, routing_function, traffic) are text to
- * these calls: they are checked when the session builds them (nl_sim_info,
- * a run), as docs/configuration.md says. Later calls override earlier
+ * these calls: they are checked when the session builds them, as
+ * docs/configuration.md says: the topology by nl_sim_info and every call
+ * that uses it, routing_function by a run, sweep, replay or
+ * nl_sim_net_open, traffic by a run or sweep (nl_sim_info builds the
+ * topology alone: a routing_function or traffic that does not parse is
+ * no error there). Later calls override earlier
  * ones. Changing the configuration discards the last results and any
  * message-level network. A NULL session, key or path is NL_EINVAL. */
 
