@@ -136,6 +136,13 @@ static int arch_err(struct trace_archive *a, struct nl_err *err, int code, uint6
 	return nl_errf(err, code, "%s: offset %llu: %s", a->path, (unsigned long long)off, what);
 }
 
+static int no_input_file(void *ctx, const struct trace_input_file *f)
+{
+	(void)ctx;
+	(void)f;
+	return 0;
+}
+
 /* The first bytes are not the magic. A trace of a format netloom imports
  * (`replay` takes it as it is) is named with the way to an archive,
  * as `convert` names an archive it is given, and so is netloom's own file
@@ -150,6 +157,13 @@ static int not_an_archive(struct trace_archive *a, struct nl_err *err)
 	    trace_stream_given(a->path, err))
 		return err->code;
 	const char *importer = trace_import_detect(a->path);
+	/* Any text file whose first line is one word probes as a SimGrid
+	 * index (sys.ini's '[network]'): one whose listed rank files cannot
+	 * be found is named as the import names it, not offered to
+	 * `convert`, which would fail on it the same way. */
+	int rc = importer && !strcmp(importer, "simgrid") ? trace_input_files(a->path, no_input_file, NULL, err) : 0;
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; importer && i < sizeof formats / sizeof *formats; i++)
 		if (!strcmp(importer, formats[i].importer))
 			return nl_errf(err, NL_EINVAL,

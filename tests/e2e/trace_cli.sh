@@ -143,6 +143,18 @@ for c in info dump verify; do
 	same "netloom trace $c: $DATA/dumpi/testbgp.meta: a DUMPI trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/dumpi/testbgp.meta OUT.nlt)" "$T/err" \
 		"$c of a DUMPI .meta says what it is and how to convert it"
 done
+# A system INI given as the trace: its first line, one word, probes as a
+# SimGrid index, whose rank file is then not found; named as replay and
+# convert name it (it said "a SimGrid time-independent trace, ... convert
+# it first", and convert then failed on it).
+printf '[network]\ntopology = torus:k=4x4\n' > "$T/sys.ini"
+expect 2 "info of a system INI" "$NL" trace info "$T/sys.ini"
+same "netloom trace info: $T/sys.ini:1: rank 0 trace '[network]' not found (the file was read as a SimGrid index, one rank's trace file per line; looked beside it, in its parent directories and by basename)" "$T/err" \
+	"info of a system INI: its first line is no rank trace"
+# A SimGrid index that names its rank files is still offered to convert.
+expect 2 "info of a SimGrid index" "$NL" trace info "$DATA/simgrid/replay_multiple/smpi_replay.txt"
+same "netloom trace info: $DATA/simgrid/replay_multiple/smpi_replay.txt: a SimGrid time-independent trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/simgrid/replay_multiple/smpi_replay.txt OUT.nlt)" "$T/err" \
+	"info of a SimGrid index says what it is and how to convert it"
 # An OTF2 archive's directory too (was "is a directory, not a trace file").
 expect 2 "info of an OTF2 archive's directory" "$NL" trace info "$DATA/otf2/ember"
 same "netloom trace info: $DATA/otf2/ember: an OTF2 trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/otf2/ember OUT.nlt)" "$T/err" \

@@ -208,6 +208,11 @@ static void test_replay(void)
 	CHECK_OK(nl_sim_new(&s, &err), &err);
 	struct nl_replay r = {.size = sizeof r};
 	CHECK_ERR(nl_sim_replay(s, "/nonexistent.nlt", &r, &err), NL_ENOTFOUND, &err, "/nonexistent.nlt");
+	/* The system's INI given as the trace (its '[network]' line probes as
+	 * a SimGrid index): named as the import names it, not as "a SimGrid
+	 * time-independent trace ... convert it first", which fails too. */
+	CHECK_ERR(nl_sim_replay(s, TEST_SRC("docs/examples/interfere-system.ini"), &r, &err), NL_ENOTFOUND, &err,
+		  "interfere-system.ini:3: rank 0 trace '[network]' not found (the file was read as a SimGrid index");
 	CHECK_OK(nl_sim_replay(s, TEST_SRC("traces/samples/pingpong-2.nlt"), &r, &err), &err);
 	CHECK_UINT(r.n_ranks, ==, 2);
 	CHECK(!r.deadlock && r.predicted_s > 0 && r.messages > 0);
