@@ -290,7 +290,7 @@ static int sg_sleep(struct simgrid_import *s, uint32_t rank, const char *act, ch
 static int sg_point(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
 	struct simgrid_rank *r = &s->ranks[rank];
-	uint64_t e1;
+	uint64_t e1 = 0;
 	double v;
 	long long x;
 	bool is_send = act[0] == 's' || act[1] == 's';
@@ -389,7 +389,7 @@ static int sg_waitall(struct simgrid_import *s, uint32_t rank, const char *act, 
 /* bcast SIZE [ROOT [DATATYPE]]. */
 static int sg_bcast(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1;
+	uint64_t e1 = 0;
 	double v;
 	NEED(1);
 	if (!parse_size(a[0], &v) || v < 0)
@@ -405,7 +405,7 @@ static int sg_bcast(struct simgrid_import *s, uint32_t rank, const char *act, ch
 /* reduce|allreduce|scan|exscan COUNT FLOPS [ROOT (reduce)] [DATATYPE]. */
 static int sg_reduce(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1;
+	uint64_t e1 = 0;
 	double v;
 	bool rooted = act[0] == 'r';
 	NEED(2);
@@ -425,7 +425,7 @@ static int sg_reduce(struct simgrid_import *s, uint32_t rank, const char *act, c
  * [DT1 DT2]: the same sizes on every rank. */
 static int sg_fixed(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1, e2;
+	uint64_t e1 = 0, e2 = 0;
 	double v;
 	double v2;
 	bool rooted = !strcmp(act, "gather") || !strcmp(act, "scatter");
@@ -450,7 +450,7 @@ static int sg_fixed(struct simgrid_import *s, uint32_t rank, const char *act, ch
 /* gatherv|allgatherv: a send size and every rank's receive count. */
 static int sg_gatherv(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1, e2;
+	uint64_t e1 = 0, e2 = 0;
 	double v;
 	/* GatherVArgParser: send recvcounts[n] [root] [dt1 dt2] (gatherv);
 	 * allgatherv: send recvcounts[n] [dt1 dt2] [disps[n]]. */
@@ -487,7 +487,7 @@ static int sg_gatherv(struct simgrid_import *s, uint32_t rank, const char *act, 
 /* scatterv: every rank's send count and a receive size. */
 static int sg_scatterv(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1, e2;
+	uint64_t e1 = 0, e2 = 0;
 	double v;
 	/* ScatterVArgParser: sendcounts[n] recv [root] [dt1 dt2]. */
 	int cs = (int)s->n_ranks;
@@ -510,7 +510,7 @@ static int sg_scatterv(struct simgrid_import *s, uint32_t rank, const char *act,
 /* alltoallv: every rank's send and receive counts. */
 static int sg_alltoallv(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1, e2;
+	uint64_t e1 = 0, e2 = 0;
 	/* AllToAllVArgParser: sendbuf sendcounts[n] recvbuf recvcounts[n] [dt1 dt2]. */
 	int cs = (int)s->n_ranks;
 	NEED(2 * cs + 2);
@@ -529,7 +529,7 @@ static int sg_alltoallv(struct simgrid_import *s, uint32_t rank, const char *act
 /* reducescatter: every rank's receive count and the reduction's flops. */
 static int sg_reducescatter(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1;
+	uint64_t e1 = 0;
 	/* ReduceScatterArgParser: recvcounts[n] comp [dt]. */
 	int cs = (int)s->n_ranks;
 	NEED(cs + 1);
@@ -547,7 +547,7 @@ static int sg_reducescatter(struct simgrid_import *s, uint32_t rank, const char 
 /* sendrecv: a send and a receive, each with its own peer and size. */
 static int sg_sendrecv(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n, struct trace_op *op)
 {
-	uint64_t e1, e2;
+	uint64_t e1 = 0, e2 = 0;
 	double v;
 	/* SendRecvParser: sendcount dst recvcount src [dt1 [dt2]]; tags 0. */
 	double v2;
