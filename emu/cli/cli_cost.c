@@ -7,7 +7,6 @@
  */
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,14 +240,6 @@ int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl
 }
 
 
-/* Dollars to the cent, the least a price means (the text rounds to the
- * dollar): the sums of per-cable and per-metre prices carry float noise
- * (2 terminal cables of 39.40 $ came to 78.79999999999998). */
-static json_t *cost_json_usd(double usd)
-{
-	return json_real((double)llround(usd * 100) / 100);
-}
-
 json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
 {
 	json_t *o = json_object(), *cls = json_array(), *cost = json_object(), *cab = json_object();
@@ -297,11 +288,11 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 	json_object_set_new(o, "copper_length_m", json_real(s->copper_m));
 	json_object_set_new(o, "fibre_length_m", json_real(s->fibre_m));
 	json_object_set_new(o, "terminal_length_m", json_real(s->terminal_length_m));
-	json_object_set_new(cost, "routers", cost_json_usd(s->cost_routers));
-	json_object_set_new(cost, "copper", cost_json_usd(s->cost_copper));
-	json_object_set_new(cost, "fibre", cost_json_usd(s->cost_fibre));
-	json_object_set_new(cost, "terminal_cables", cost_json_usd(s->cost_terminals));
-	json_object_set_new(cost, "total", cost_json_usd(s->cost_total));
+	json_object_set_new(cost, "routers", out_json_usd(s->cost_routers));
+	json_object_set_new(cost, "copper", out_json_usd(s->cost_copper));
+	json_object_set_new(cost, "fibre", out_json_usd(s->cost_fibre));
+	json_object_set_new(cost, "terminal_cables", out_json_usd(s->cost_terminals));
+	json_object_set_new(cost, "total", out_json_usd(s->cost_total));
 	json_object_set_new(cost, "router_price_floored", json_boolean(s->router_price_floored));
 	json_object_set_new(o, "cost_usd", cost);
 	json_object_set_new(o, "ports_used", json_integer((json_int_t)s->ports_used));

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,6 +520,11 @@ json_t *out_json_utf8(const char *s)
 	json_t *j = clean ? json_string(clean) : NULL;
 	free(clean);
 	return j;
+}
+
+json_t *out_json_usd(double usd)
+{
+	return json_real((double)llround(usd * 100) / 100);
 }
 
 /* out_write_json of a file: the text goes through an out_stream, never

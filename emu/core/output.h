@@ -186,4 +186,11 @@ char *out_json_text(const struct json_t *doc, size_t *len);
  * that did not come from the program itself. NULL when out of memory. */
 struct json_t *out_json_utf8(const char *s);
 
+/* A new JSON real of a price in dollars, rounded to the cent, the least a
+ * price means: sums of per-cable and per-metre prices carry float noise
+ * (2 terminal cables of 39.40 $ came to 78.79999999999998). Every
+ * cost_usd written (cost --json, compare's report.json) goes through it,
+ * so the same price reads the same in each. NULL when out of memory. */
+struct json_t *out_json_usd(double usd);
+
 #endif

@@ -289,7 +289,7 @@ json_t *cmp_doc(const struct cmp *c)
 		json_object_set_new(o, "performance", cmp_num(1 / rel));
 		if (y->cost_ok) {
 			json_t *cab = json_object();
-			json_object_set_new(o, "cost_usd", json_real(y->cost.cost_total));
+			json_object_set_new(o, "cost_usd", out_json_usd(y->cost.cost_total));
 			json_object_set_new(o, "power_w", json_real(y->cost.power_w));
 			json_object_set_new(o, "perf_per_musd", cmp_num(1 / rel / (y->cost.cost_total / 1e6)));
 			json_object_set_new(o, "perf_per_kw", cmp_num(1 / rel / (y->cost.power_w / 1e3)));
