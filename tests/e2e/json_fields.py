@@ -28,7 +28,18 @@ to every depth against the field table of docs/analysis.md, and `replay`
 by key name against the JSON outline of docs/replay.md ("Output"), on
 small traces REPLAY_MKTRACE (tests/e2e/replay_mktrace.c) writes. A row of the doc's
 table that this test cannot run, or a command here with no row, fails,
-so a new command's JSON gets a row. About 2 s.
+so a new command's JSON gets a row.
+
+Types and units too, for `run`, `sweep` and the deadlocked point: each
+value written has the JSON type of the section's example value at the
+same path (integer, real, string, boolean, array; null only where the
+field's definition says `null`), each key of the example is written, a
+field with a unit in the table is a number (or an array of numbers), and
+a `.unit` field is the string its definition gives. The CSV section's
+header line is the header `sweep --csv` writes and its column table
+names the same columns; the formats it gives hold, as do the columns it
+says a deadlocked point's row and a point with no packet measured fill.
+About 2 s.
 """
 import json
 import os
@@ -175,6 +186,123 @@ def field_paths(rows):
     return paths
 
 
+def field_units(rows):
+    """{key path: (unit cell, definition cell)} of a field table, `.x`
+    expanded as field_paths does."""
+    out, last = {}, None
+    for cells in rows:
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            if name.startswith("."):
+                name = last.rsplit(".", 1)[0] + name
+            out[name] = (cells[1], cells[2])
+            last = name
+    return out
+
+
+def example_json(lines):
+    """The JSON example of a section, parsed: a fragment (`"results":
+    {...}`) is read inside braces, and the sweep's `[ {...one run's
+    "results"...}, ... ]` as an empty array. None if it has none."""
+    text = "\n".join(lines)
+    at = text.find("```json")
+    if at < 0:
+        return None
+    block = text[at + 7:text.find("```", at + 7)]
+    block = re.sub(r"\[\s*\{\.\.\.[^\]]*\]", "[]", block)
+    for t in (block, "{" + block + "}"):
+        try:
+            return json.loads(t)
+        except ValueError:
+            pass
+    raise SystemExit(f"{DOC}: a JSON example is not JSON: {block[:80]}")
+
+
+def kind(v):
+    """A JSON value's type as the doc's example shows it: jansson writes a
+    real with a point (0.0) and an integer without, so the two differ."""
+    if isinstance(v, bool):
+        return "boolean"
+    return {int: "integer", float: "real", str: "string", list: "array", dict: "object",
+            type(None): "null"}[type(v)]
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def may_be_null(units, path):
+    """A field whose definition says it can be `null`."""
+    return "`null`" in units.get(path, ("", ""))[1]
+
+
+def compare_types(what, units, example, data, path="", is_element=False):
+    """Each value written has the type of the doc's example value at the
+    same path (`...` placeholders and `config`, opaque, skipped): an
+    integer where the example has one, a real where it has a real; null
+    only where the field table says the field can be `null`. A key the
+    example shows is written (unless OPTIONAL names it; an array's
+    elements may differ in their keys, as `out_vc` and `free_vc_in`)."""
+    if path == "config" or example == "...":
+        return
+    if isinstance(example, dict) and isinstance(data, dict):
+        for k, x in example.items():
+            p = f"{path}.{k}" if path else k
+            if k == "...":
+                continue
+            if k in data:
+                compare_types(what, units, x, data[k], p)
+            elif not is_element and p not in OPTIONAL:
+                fail(f"{what}: {DOC}'s example shows '{p}', which is not written")
+        return
+    if isinstance(example, list) and isinstance(data, list):
+        shown = [x for x in example if x != "..."]
+        if shown:
+            for x in data:
+                compare_types(what, units, shown[0], x, path + "[]", True)
+        return
+    if example is None or data is None:
+        if (example is None) != (data is None) and not may_be_null(units, path):
+            fail(f"{what}: '{path}' is {kind(data)} ({data!r}), {DOC}'s example shows {kind(example)}")
+        return
+    if kind(example) != kind(data):
+        fail(f"{what}: '{path}' is {kind(data)} ({data!r}), {DOC}'s example shows {kind(example)} ({example!r})")
+
+
+def lookup(data, path):
+    """The values at a key path (`[]` takes each element)."""
+    vals = [data]
+    for part in path.split("."):
+        name, each = (part[:-2], True) if part.endswith("[]") else (part, False)
+        nxt = []
+        for v in vals:
+            if isinstance(v, dict) and name in v:
+                x = v[name]
+                nxt.extend(x if each and isinstance(x, list) else [x])
+        vals = nxt
+    return vals
+
+
+def compare_units(what, units, data, prefix=""):
+    """A field the table gives a unit is a number (or an array of numbers,
+    or null where the definition says so); a `.unit` field is the string
+    its definition opens with (`"cycles"`)."""
+    for path, (unit, definition) in units.items():
+        if not path.startswith(prefix):
+            continue
+        for v in lookup(data, path[len(prefix):]):
+            if path.endswith(".unit"):
+                m = re.match(r'`"([^"]+)"`', definition)
+                if not m:
+                    fail(f"{DOC}: '{path}': the definition does not open with the unit's value")
+                elif v != m.group(1):
+                    fail(f"{what}: '{path}' is {v!r}, {DOC} says {m.group(1)!r}")
+            elif unit:
+                ok = is_number(v) or (isinstance(v, list) and all(is_number(x) for x in v)) or (
+                    v is None and may_be_null(units, path))
+                if not ok:
+                    fail(f"{what}: '{path}' is {v!r}, expected a number in {unit} as {DOC} says")
+
+
 def written_paths(v, prefix=""):
     """Every key path of a JSON value: objects' keys, `[]` for the
     elements of an array of objects (an array of numbers is one value)."""
@@ -226,9 +354,20 @@ def netloom(args, code, tmp, out_file=None):
 
 
 def check_run_sweep(secs, tmp):
-    run_doc = field_paths(table_rows(secs["JSON of `netloom run`"], "| field"))
-    dead_doc = field_paths(table_rows(secs["A deadlocked point"], "| field"))
-    sweep_doc = field_paths(table_rows(secs["JSON of `netloom sweep`"], "| field"))
+    run_rows = table_rows(secs["JSON of `netloom run`"], "| field")
+    dead_rows = table_rows(secs["A deadlocked point"], "| field")
+    sweep_rows = table_rows(secs["JSON of `netloom sweep`"], "| field")
+    run_doc, dead_doc, sweep_doc = field_paths(run_rows), field_paths(dead_rows), field_paths(sweep_rows)
+    # Types and units: the field tables' unit column and each section's
+    # JSON example (the deadlocked point's and the sweep's are fragments
+    # of `results`).
+    run_units, dead_units = field_units(run_rows), field_units(dead_rows)
+    sweep_units = {**run_units, **field_units(sweep_rows)}
+    run_ex = example_json(secs["JSON of `netloom run`"])
+    dead_ex = example_json(secs["A deadlocked point"])
+    sweep_ex = example_json(secs["JSON of `netloom sweep`"])
+    if not run_ex or not dead_ex or not sweep_ex:
+        raise SystemExit(f"{DOC}: the JSON example of run, the deadlocked point or sweep not found")
     if not run_doc or not dead_doc or not sweep_doc:
         raise SystemExit(f"{DOC}: a field table of run, the deadlocked point or sweep not found")
     head = [p for p in run_doc if not p.startswith("results.")]
@@ -241,12 +380,16 @@ def check_run_sweep(secs, tmp):
     d = netloom(RUN + ["--json", "-"], 0, tmp)
     if d:
         compare_deep("run", run_doc, opaque, d)
+        compare_types("run", run_units, run_ex, d)
+        compare_units("run", run_units, d)
         conf = netloom(ROWS["config --json"][0][0], 0, tmp)
         if conf is not None and set(conf) != set(d.get("config", {})):
             fail(f"run: config keys differ from netloom config --json's: {sorted(set(conf) ^ set(d['config']))}")
     d = netloom(["run", *DEADLOCK, "-s", "injection_rate=0.9", "--json", "-"], 1, tmp)
     if d:
         compare_deep("run (deadlocked point)", head + dead_doc, opaque, d)
+        compare_types("run (deadlocked point)", dead_units, dead_ex, d)
+        compare_units("run (deadlocked point)", dead_units, d)
     sweep_head = head + [p for p in sweep_doc if not p.startswith("results.points[]")]
     for what, args, code in (("sweep", RUN[1:] + ["--rates", "0.1:0.2:0.1"], 0),
                              ("sweep (deadlocked point)", DEADLOCK + ["--rates", "0.9:0.9:0.1"], 1)):
@@ -261,8 +404,71 @@ def check_run_sweep(secs, tmp):
         for i, pt in enumerate(points):
             compare_deep(f"{what}: results.points[{i}]", dead_point if pt.get("deadlock") else point, [], pt,
                          "results.")
+            ex, units = (dead_ex, dead_units) if pt.get("deadlock") else ({"results": run_ex["results"]}, run_units)
+            compare_types(f"{what}: results.points[{i}]", units, ex, {"results": pt})
+            compare_units(f"{what}: results.points[{i}]", units, {"results": pt})
         outside = dict(d, results={k: v for k, v in d["results"].items() if k != "points"})
         compare_deep(what, [p for p in sweep_head if p != "results.points[]"], opaque, outside)
+        saturation = {k: v for k, v in sweep_ex.get("results", {}).items() if k != "points"}
+        compare_types(what, sweep_units, dict(run_ex, command="sweep", results=saturation), outside)
+        compare_units(what, {k: v for k, v in sweep_units.items() if not k.startswith("results.points")}, outside)
+
+
+def csv_rows(args, code, tmp):
+    """The rows of `netloom ARGS --csv`, split at commas (None on failure)."""
+    p = subprocess.run([NETLOOM, *args, "--csv"], capture_output=True, cwd=ROOT, env=ENV, timeout=120)
+    if p.returncode != code:
+        fail(f"netloom {' '.join(args)} --csv: exit {p.returncode}, expected {code}: {p.stderr.decode()[:300]}")
+        return None
+    return [line.split(",") for line in p.stdout.decode().splitlines()]
+
+
+def check_csv(secs, tmp):
+    """The section "CSV (`--csv`)": its header line is the header written,
+    its column table names each column once, the formats it gives hold
+    (rates to 6 significant digits, wall_seconds to 3 decimals), and so do
+    the columns it says a deadlocked point's row and a point that
+    measured no packet fill."""
+    lines = secs.get("CSV (`--csv`)", [])
+    text = "\n".join(lines)
+    at = text.find("```")
+    header = text[at + 3:text.find("```", at + 3)].strip().splitlines()[0].split(",") if at >= 0 else None
+    table = [n for cells in table_rows(lines, "| column") for n in re.findall(r"`([^`]+)`", cells[0])]
+    m = re.search(r"A deadlocked point's row has (.*?) and empty measurement columns", " ".join(lines))
+    if not header or not table or not m:
+        raise SystemExit(f"{DOC}: the CSV header, its column table or the deadlocked row's columns not found")
+    dead_cols = re.findall(r"`([^`]+)`", m.group(1))
+    if table != header:
+        fail(f"{DOC}: the CSV column table names {table}, its header line {header}")
+    rows = csv_rows(["sweep", *RUN[1:], "--rates", "0.1:0.2:0.1"], 0, tmp)
+    if rows:
+        if rows[0] != header:
+            fail(f"sweep --csv: header {rows[0]}, {DOC} shows {header}")
+        if len(rows) != 3:
+            fail(f"sweep --csv: {len(rows) - 1} rows for 2 rates")
+        for r in rows[1:]:
+            row = dict(zip(rows[0], r))
+            if len(r) != len(rows[0]) or any(v == "" for v in r):
+                fail(f"sweep --csv: a measured point's row {r} has empty or missing columns")
+            for c in ("offered", "injected", "accepted"):
+                if len(re.sub(r"^0\.0*|[.-]", "", row.get(c, ""))) > 6:
+                    fail(f"sweep --csv: {c} {row.get(c)} has more than the 6 significant digits {DOC} gives")
+            if not re.fullmatch(r"\d+\.\d{3}", row.get("wall_seconds", "")):
+                fail(f"sweep --csv: wall_seconds {row.get('wall_seconds')!r}, {DOC} gives 3 decimals")
+    rows = csv_rows(["sweep", *DEADLOCK, "--rates", "0.9:0.9:0.1"], 1, tmp)
+    if rows and len(rows) == 2:
+        filled = [c for c, v in zip(rows[0], rows[1]) if v != ""]
+        if filled != dead_cols or dict(zip(rows[0], rows[1])).get("stable") != "0":
+            fail(f"sweep --csv, a deadlocked point: columns {filled} filled ({rows[1]}), {DOC} says {dead_cols}, "
+                 "stable 0")
+    # A point that measured no packet (docs/results.md, "Table"): the six
+    # latency and hop columns empty.
+    rows = csv_rows(["run", "-s", "topology=torus:k=4x4", "-s", "packet_size=65535", "-s", "injection_rate=0.01",
+                     "--reproducible"], 0, tmp)
+    if rows and len(rows) == 2:
+        empty = [c for c, v in zip(rows[0], rows[1]) if v == ""]
+        if empty != [c for c in header if c.startswith(("latency", "network_latency", "hops"))] or len(empty) != 6:
+            fail(f"run --csv, no packet measured: columns {empty} empty, {DOC} says the six latency and hop columns")
 
 
 # topo describe's field table (docs/analysis.md) at every depth: inputs
@@ -476,6 +682,7 @@ def main():
         secs = sections(f.read())
     with tempfile.TemporaryDirectory() as tmp:
         check_run_sweep(secs, tmp)
+        check_csv(secs, tmp)
         check_others(secs, tmp)
         check_describe(tmp)
         check_replay(secs, tmp)
