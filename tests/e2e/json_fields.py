@@ -39,7 +39,9 @@ a `.unit` field is the string its definition gives. The CSV section's
 header line is the header `sweep --csv` writes and its column table
 names the same columns; the formats it gives hold, as do the columns it
 says a deadlocked point's row and a point with no packet measured fill.
-About 2 s.
+And every key written here whose name says picoseconds or nanoseconds
+(`_ps`, `_ns`) is named in the doc's list "a time: seconds everywhere,
+but ...". About 2 s.
 """
 import json
 import os
@@ -54,6 +56,9 @@ MKTRACE = os.path.abspath(sys.argv[3])
 ENV = dict(os.environ, NETLOOM_PROGRESS="0")
 DOC = "docs/results.md"
 FAILS = []
+# Every key name the documents read here hold (a configuration's keys
+# left out: inputs, not results), for check_time_units.
+KEY_NAMES = set()
 
 # Documented keys these runs do not write, with why: key path -> reason.
 # A key listed here that the run does write is checked as any other.
@@ -346,8 +351,12 @@ def netloom(args, code, tmp, out_file=None):
     try:
         if out_file:
             with open(out_file.replace("{tmp}", tmp)) as f:
-                return json.load(f)
-        return json.loads(p.stdout)
+                d = json.load(f)
+        else:
+            d = json.loads(p.stdout)
+        if not (args and args[0] == "config"):
+            KEY_NAMES.update(key_names(d))
+        return d
     except (OSError, ValueError) as e:
         fail(f"netloom {' '.join(args)}: no JSON: {e}")
         return None
@@ -677,6 +686,41 @@ def optional_here(cmd, key, args):
     return False
 
 
+def key_names(v):
+    """The key names of a JSON value at every depth, but inside `config`."""
+    out = set()
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out.add(k)
+            if k != "config":
+                out |= key_names(x)
+    elif isinstance(v, list):
+        for x in v:
+            out |= key_names(x)
+    return out
+
+
+def check_time_units(secs):
+    """The doc's list of names kept as written says a time is in seconds
+    everywhere but where it names another unit: every key written here
+    whose name carries picoseconds or nanoseconds (`_ps`, `_ns`) is one
+    it names (the last component of a path; `*` any suffix)."""
+    bullet = None
+    for line in secs.get("JSON of the other commands", []):
+        if line.startswith("- a time:"):
+            bullet = line
+        elif bullet is not None and line.startswith("  "):
+            bullet += " " + line.strip()
+        elif bullet is not None:
+            break
+    if not bullet:
+        raise SystemExit(f"{DOC}: the bullet 'a time: ...' of 'JSON of the other commands' not found")
+    named = [re.escape(n.rsplit(".", 1)[-1]).replace(r"\*", ".*") for n in re.findall(r"`([^`]+)`", bullet)]
+    for k in sorted(KEY_NAMES):
+        if re.search(r"_(ps|ns)(_|$)", k) and not any(re.fullmatch(n, k) for n in named):
+            fail(f"key '{k}' is written, a time in ps or ns, and {DOC}'s 'a time:' does not name it")
+
+
 def main():
     with open(os.path.join(ROOT, DOC)) as f:
         secs = sections(f.read())
@@ -686,6 +730,7 @@ def main():
         check_others(secs, tmp)
         check_describe(tmp)
         check_replay(secs, tmp)
+        check_time_units(secs)
     for m in FAILS:
         print("FAIL", m)
     if not FAILS:
