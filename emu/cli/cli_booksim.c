@@ -1462,6 +1462,18 @@ static int bs_conv_network(const char *path, FILE *warn, struct bs_file *bf, str
 	return 0;
 }
 
+/* The routing function BookSim has on network tp (one netloom maps) that
+ * rf is a typo of ('dim_ordr': dim_order), or NULL. */
+static const char *bs_routing_near(const char *tp, const char *rf, long k)
+{
+	const char *names[sizeof bs_routes / sizeof *bs_routes];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof bs_routes / sizeof *bs_routes; i++)
+		if (!strcmp(tp, bs_routes[i][0]) && !bs_valiant_torus_aborts(tp, bs_routes[i][1], k))
+			names[n++] = bs_routes[i][1];
+	return config_name_near(rf, strlen(rf), names, n);
+}
+
 /* BookSim's routing_function on its network as netloom's routing spec,
  * or named with what BookSim does with it. */
 static void bs_conv_routing(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv, int *unmapped)
@@ -1498,9 +1510,15 @@ static void bs_conv_routing(const char *path, FILE *warn, struct bs_file *bf, st
 		bs_warn(warn, path, bf, "routing_function",
 			"BookSim exits: 'Invalid routing function: dor_torus' (it has dor_mesh only); dim_order is dimension order on a torus",
 			unmapped);
-	else
-		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",
-			unmapped);
+	else {
+		/* A typo of a name it maps says which, as a mistyped netloom
+		 * choice does. */
+		const char *near = bs_routing_near(tp, rf, cv->k);
+		char why[160];
+		snprintf(why, sizeof why, "no netloom equivalent (see 'netloom run --help')%s%s%s",
+			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		bs_warn(warn, path, bf, "routing_function", why, unmapped);
+	}
 }
 
 /* BookSim's tornado and neighbor (traffic.cpp) step the n digits of the

@@ -133,6 +133,18 @@ def case_booksim_unmappable():
         check(f"names routing_function with its line: {err!r}",
               f"{bs2}:1: cannot map 'routing_function = romm'" in err)
         check(f"names traffic with its line: {err!r}", f"{bs2}:2: cannot map 'traffic = diagonal'" in err)
+        check(f"romm, no typo, names no other: {err!r}", f"{bs2}:1: cannot map 'routing_function = romm': no "
+              "netloom equivalent (see 'netloom run --help')\n" in err)
+        # A typo of a routing function it maps names that one, as a
+        # mistyped netloom choice does; on a torus of k = 4 not valiant,
+        # which BookSim aborts on there.
+        for topo, rf, near in (("mesh", "dim_ordr", " (did you mean 'dim_order'?)"), ("torus", "valiamt", "")):
+            bs3 = os.path.join(tmp, "typo.cfg")
+            write(bs3, f"topology = {topo};\nk = 4;\nn = 2;\nrouting_function = {rf};\n")
+            p = run("config", "--from-booksim", bs3, code=3)
+            eq(f"routing_function = {rf} on a {topo}", p.stderr.decode(),
+               f"netloom config: {bs3}:4: cannot map 'routing_function = {rf}': no netloom equivalent "
+               f"(see 'netloom run --help'){near}\n")
 
 
 def case_booksim_unmapped_runs():
