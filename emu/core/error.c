@@ -14,6 +14,9 @@
 
 const char *nl_err_name(int code)
 {
+	/* Success is 0 in netloom.h, with no NL_ name of its own. */
+	if (code == 0)
+		return "0";
 	switch (code) {
 #define NL_ERR_NAME_(name, val, msg) \
 	case val:                    \

@@ -101,7 +101,8 @@ struct nl_err {
 	char msg[NL_ERR_MSG_MAX]; /* "file:field: value 'x': expected ..." */
 };
 
-/* "NL_EINVAL" for a code; "NL_E?" for an unknown one. Static strings. */
+/* "NL_EINVAL" for a code; "0" for 0 (success, which has no NL_ name);
+ * "NL_E?" for an unknown one. Static strings. */
 NL_API const char *nl_err_name(int code);
 
 /* Generic text for a code ("invalid argument"). Static strings. */

@@ -48,6 +48,11 @@ static void test_error_table(void)
 {
 	struct nl_err e;
 	CHECK_STR(nl_err_name(NL_ECONFIG), "NL_ECONFIG");
+	/* Success has no NL_ name in netloom.h: it is 0 ("NL_E?" called it
+	 * an unknown code); a positive value is one. */
+	CHECK_STR(nl_err_name(0), "0");
+	CHECK_STR(nl_err_name(1), "NL_E?");
+	CHECK_STR(nl_strerror(0), "success");
 	CHECK_STR(nl_strerror(NL_ENOMEM), "out of memory");
 	CHECK_EQ(nl_errf(&e, NL_ERANGE, "field '%s' is %d", "k", 3), NL_ERANGE);
 	CHECK_STR(e.msg, "field 'k' is 3");
