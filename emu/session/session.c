@@ -629,10 +629,23 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 	return rc;
 }
 
+/* Refuse a flag bit netloom.h does not define: an older library that
+ * ignored a newer caller's flag would do something else silently.
+ * `known` holds the defined bits, `names` says them. */
+static int session_check_flags(const char *fn, unsigned flags, unsigned known, const char *names,
+			       struct nl_err *err)
+{
+	if (!(flags & ~known))
+		return 0;
+	return nl_errf(err, NL_EINVAL, "%s: flags 0x%x: unknown bits 0x%x; expected %s or 0", fn, flags,
+		       flags & ~known, names);
+}
+
 static int sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
 		 struct nl_sweep *out, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_sweep", NULL, err));
+	NL_CHECK(session_check_flags("nl_sim_sweep", flags, NL_SWEEP_CONTINUE, "NL_SWEEP_CONTINUE (0x1)", err));
 	/* The arguments first: a call refused for them keeps the last results
 	 * (and the pointers handed out into them, nl_sim_deadlock_report's).
 	 * Named as the header names them: `sweep --rates A:B:STEP` checks its
@@ -797,6 +810,7 @@ static json_t *session_json_doc(const nl_sim *s, unsigned flags)
 int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_json", NULL, err));
+	NL_CHECK(session_check_flags("nl_sim_json", flags, NL_JSON_REPRODUCIBLE, "NL_JSON_REPRODUCIBLE (0x1)", err));
 	if (!out)
 		return nl_errf(err, NL_EINVAL, "nl_sim_json: NULL out");
 	if (s->kind == SESSION_NONE)
@@ -816,6 +830,8 @@ int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct
 static int sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_write_json", NULL, err));
+	NL_CHECK(session_check_flags("nl_sim_write_json", flags, NL_JSON_REPRODUCIBLE, "NL_JSON_REPRODUCIBLE (0x1)",
+				     err));
 	if (!path)
 		return nl_errf(err, NL_EINVAL, "nl_sim_write_json: NULL path");
 	if (s->kind == SESSION_NONE)

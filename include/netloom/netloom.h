@@ -21,6 +21,10 @@
  * that fails after its arguments were accepted discards the last results
  * (one refused for its arguments keeps them).
  * A NULL session or required pointer is NL_EINVAL naming the call.
+ * A flags argument (nl_sim_sweep, nl_sim_json, nl_sim_write_json) with a
+ * bit this header does not define is NL_EINVAL ("nl_sim_json: flags 0x7:
+ * unknown bits 0x6; expected NL_JSON_REPRODUCIBLE (0x1) or 0"), so an
+ * older library refuses a newer header's flag rather than ignore it.
  *
  * Callbacks (nl_sim_sweep's on_point, nl_sim_advance's deliver) run while
  * the call holds the session's points and network: from inside them only
@@ -192,7 +196,7 @@ struct nl_point {
 	uint64_t deadlock_cycle; /* cycle the deadlock was found at */
 };
 
-/* JSON flags. */
+/* JSON flags (nl_sim_json, nl_sim_write_json); other bits: NL_EINVAL. */
 #define NL_JSON_REPRODUCIBLE 1u /* write wall-clock figures as 0: runs compare byte for byte */
 
 /* Run one point at the configured injection_rate. Returns 0, or
@@ -215,6 +219,7 @@ NL_API int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *pt, struct n
  * -1) after 2 points", code the value). */
 typedef int (*nl_point_fn)(void *ctx, const struct nl_point *pt);
 
+/* nl_sim_sweep's flags; other bits: NL_EINVAL. */
 #define NL_SWEEP_CONTINUE 1u /* keep going after an unstable point */
 
 /* The saturation summary of a sweep; rates are -1 when absent. */

@@ -541,6 +541,34 @@ static void test_refused_keeps_results(void)
 	nl_sim_free(s);
 }
 
+/* A flag bit netloom.h does not define is refused, not ignored
+ * (nl_sim_sweep(..., flags = 8) swept, nl_sim_json(s, 7, ...) wrote): a
+ * flag added later must not be dropped silently by an older library. The
+ * refusal keeps the results, as any refused argument does. */
+static void test_unknown_flags(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	char *before = NULL, *after = NULL, *json = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "torus:k=4x4", &e), &e);
+	CHECK_OK(nl_sim_run(s, NULL, &e), &e);
+	CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &before, NULL, &e), &e);
+	CHECK_ERR(nl_sim_json(s, 7, &json, NULL, &e), NL_EINVAL, &e,
+		  "nl_sim_json: flags 0x7: unknown bits 0x6; expected NL_JSON_REPRODUCIBLE (0x1) or 0");
+	CHECK(json == NULL);
+	CHECK_ERR(nl_sim_write_json(s, 0x80000000u, "-", &e), NL_EINVAL, &e,
+		  "nl_sim_write_json: flags 0x80000000: unknown bits 0x80000000; expected NL_JSON_REPRODUCIBLE "
+		  "(0x1) or 0");
+	CHECK_ERR(nl_sim_sweep(s, 0.1, 0.2, 0.1, 8, NULL, NULL, NULL, &e), NL_EINVAL, &e,
+		  "nl_sim_sweep: flags 0x8: unknown bits 0x8; expected NL_SWEEP_CONTINUE (0x1) or 0");
+	CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &after, NULL, &e), &e);
+	CHECK(before && after && !strcmp(before, after));
+	free(before);
+	free(after);
+	nl_sim_free(s);
+}
+
 /* routing_function unset: nl_sim_net_open picks the family's default as
  * run and replay do (a dragonfly failed: 'dor' does not run there, unless
  * nl_sim_info had been called: it set the key); nl_sim_info reports the
@@ -990,6 +1018,7 @@ int main(void)
 	TEST_RUN(test_send_before_delivery);
 	TEST_RUN(test_send_after_deadlock);
 	TEST_RUN(test_refused_keeps_results);
+	TEST_RUN(test_unknown_flags);
 	TEST_RUN(test_default_routing_history);
 	TEST_RUN(test_sweep_stopped);
 	TEST_RUN(test_analytic_topology_free);
