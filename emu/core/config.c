@@ -259,6 +259,15 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
 	} else {
 		snprintf(key, sizeof key, "%s", kv);
 	}
+	/* -s 'num_vcs= 4' said "expected an integer", as if 4 were not one.
+	 * A file's values come trimmed by the INI reader; a -s value is taken
+	 * as given, so its blanks are named, as a spec parameter's are. */
+	const struct param_def *d;
+	const char *start;
+	size_t n;
+	if (config_find_key(c, key, &d) && param_value_has_blanks(d, val, &start, &n))
+		return nl_errf(err, NL_ECONFIG, "%s: key '%s' value '%s': expected '%.*s' (no blanks around a key's value)",
+			       origin, key, val, (int)n, start);
 	return config_set_checked(c, NULL, key, val, origin, err);
 }
 

@@ -440,6 +440,12 @@ static bool param_refuses_blanks(const struct param_def *d)
 	return d->type != PARAM_PATH && d->type != PARAM_SPEC && !(d->type == PARAM_STRING && !d->choices);
 }
 
+bool param_value_has_blanks(const struct param_def *d, const char *value, const char **start, size_t *n)
+{
+	param_trim(value, strlen(value), start, n);
+	return param_refuses_blanks(d) && *n != 0 && *n != strlen(value);
+}
+
 /* 'k=4x4, p=2' said "unknown parameter ' p' (valid: k, n, p)", as if p
  * were not among them: a name that is a parameter's once its blanks go
  * is refused for the blanks. 0 when key is not such a name. */
@@ -469,8 +475,7 @@ static int param_check_blank_value(const struct param_def *d, const char *val, c
 {
 	const char *start;
 	size_t n;
-	param_trim(val, strlen(val), &start, &n);
-	if (!param_refuses_blanks(d) || n == 0 || n == strlen(val))
+	if (!param_value_has_blanks(d, val, &start, &n))
 		return 0;
 	return nl_errf(err, NL_EFORMAT,
 		       "%s: parameter '%s' value '%s': expected '%.*s' (no blanks around a parameter's name or value)",

@@ -89,6 +89,11 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 int param_block_new(const struct param_def *defs, size_t size, const char *kind, const char *name,
 		    const char *tail, void **out, struct nl_err *err);
 
+/* Whether value has blanks at either end that d's type refuses (every
+ * type but a path, a spec and a free string, which keep them), around
+ * something else: *start and *n are the value without them. */
+bool param_value_has_blanks(const struct param_def *d, const char *value, const char **start, size_t *n);
+
 /* Set one parameter from text (used by param_parse and by config files). */
 int param_set(const struct param_def *d, void *out, const char *value, const char *what,
 	      struct nl_err *err);

@@ -1628,6 +1628,31 @@ def case_routing_spec():
     check(f"ugal:threshold=0x5 is 5: {head}", ",threshold=5," in head)
 
 
+def case_key_blanks():
+    # A blank around a key's -s value is named, as around a spec
+    # parameter's: "-s num_vcs=' 4'" said "value ' 4': expected an
+    # integer", as if 4 were not one. A file's 'key = value' is trimmed by
+    # the INI reader, so blanks there are fine.
+    nb = " (no blanks around a key's value)"
+    for kv, needle in (("num_vcs= 4", "key 'num_vcs' value ' 4': expected '4'" + nb),
+                       ("num_vcs=4 ", "key 'num_vcs' value '4 ': expected '4'" + nb),
+                       ("injection_rate=\t0.1", "key 'injection_rate' value '\\t0.1': expected '0.1'" + nb),
+                       ("flow_control=vct ", "key 'flow_control' value 'vct ': expected 'vct'" + nb),
+                       ("hold_switch_for_packet= 1 ", "key 'hold_switch_for_packet' value ' 1 ': expected '1'" + nb)):
+        for cmd in ("run", "config"):
+            one_line_error(run(cmd, "-s", kv, code=2), f"netloom {cmd}: -s: " + needle)
+    # The blanks are named first, whatever the value, as a spec
+    # parameter's are; without them the value's own message.
+    one_line_error(run("run", "-s", "num_vcs= x", code=2), "-s: key 'num_vcs' value ' x': expected 'x'" + nb)
+    one_line_error(run("run", "-s", "num_vcs=x", code=2), "-s: key 'num_vcs' value 'x': expected an integer")
+    with tempfile.TemporaryDirectory() as tmp:
+        ini = os.path.join(tmp, "b.ini")
+        write(ini, "num_vcs =  4  \ninjection_rate =\t0.1\t\n")
+        dump = run("config", "-c", ini, "--dump").stdout.decode()
+        check(f"a file's values are trimmed: {dump!r}",
+              "num_vcs = 4 " in dump and "injection_rate = 0.1 " in dump)
+
+
 def case_zero_load():
     # mesh:k=4x4, 1-flit packets at 0.001: packet latency = T0 averaged over
     # uniform pairs, T0 = H R + (H - 1) L + 3 + (P - 1) with H routers
