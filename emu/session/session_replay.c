@@ -349,6 +349,11 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	int rc = place_job(ops, &req, ep, err);
 	if (rc < 0) {
 		free(ep);
+		/* Of several --topology networks, say which one the ranks
+		 * do not fit, as compare names its system. */
+		const char *origin = config_origin(&s->cfg, "topology");
+		if (origin && !strcmp(origin, "--topology"))
+			nl_err_prefix(err, "on --topology '%s'", s->nc.topology);
 		return session_place_failed(s, ops, err);
 	}
 	snprintf(s->placement, sizeof s->placement, "%s", ops->name);

@@ -161,10 +161,12 @@ PY
 # A network that cannot run is refused before the first network replays
 # (exit 2, "checked first"): its routing, or too few endpoints. It was
 # refused only after the networks before it had replayed, and the first
-# network's --otf2 archive was left behind by a command that failed.
+# network's --otf2 archive was left behind by a command that failed. A
+# placement policy's refusal names the network it does not fit.
 lj8="$root/traces/samples/lammps-lj-8.nlt"
 for bad in "-s routing_function=dor -t torus:k=4x4 -t fattree:k=4,n=2|netloom replay: -s: routing function 'dor' does not run on topology 'fattree' (it supports: torus, mesh, cmesh); set routing_function to one that does: min, nca, anca, lbr, updown, updown_adaptive" \
-           "-t torus:k=4x4 -t torus:k=2|netloom replay: --topology: 'torus:k=2' has 2 endpoints, the trace needs 8 (one per rank); expected a topology of 8 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 4 (docs/placement.md)"; do
+           "-t torus:k=4x4 -t torus:k=2|netloom replay: --topology: 'torus:k=2' has 2 endpoints, the trace needs 8 (one per rank); expected a topology of 8 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 4 (docs/placement.md)" \
+           "-s placement=contiguous -t torus:k=4x4 -t torus:k=2|netloom replay: -s: key 'placement': value 'contiguous': on --topology 'torus:k=2': the job needs 8 endpoints (8 ranks, 1 per node), only 2 of 2 free"; do
   rm -rf "$dir/late.otf2" "$dir/late.json"
   # shellcheck disable=SC2086 # the options are words
   "$netloom" replay "$lj8" -s backend=flit ${bad%%|*} --otf2 "$dir/late.otf2" --json "$dir/late.json" 2> "$dir/late.err"
