@@ -3,6 +3,7 @@
  * its JSON and interpolated. */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -50,6 +51,27 @@ static int cal_table(struct net_cal *c, json_t *tab, const char *path, const cha
 	return 0;
 }
 
+/* "2, 8, 16": the ranks of the runs a calibration holds (doc itself when
+ * it is one run), what calibration_ranks may be; "" when it has none. */
+static void cal_run_ranks(json_t *doc, char *buf, size_t size)
+{
+	json_t *runs = json_object_get(doc, "runs"), *r;
+	size_t i, len = 0;
+	buf[0] = '\0';
+	if (!json_is_array(runs)) {
+		if (json_is_integer(json_object_get(doc, "ranks")))
+			snprintf(buf, size, "%lld", (long long)json_integer_value(json_object_get(doc, "ranks")));
+		return;
+	}
+	json_array_foreach(runs, i, r) {
+		json_t *n = json_object_get(r, "ranks");
+		if (!json_is_integer(n) || len >= size)
+			continue;
+		int w = snprintf(buf + len, size - len, "%s%lld", len ? ", " : "", (long long)json_integer_value(n));
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
 /* Read the calibration: {"runs": [{"ranks": N, "one_way": TABLE,
  * "exchange": TABLE (optional)}...]} or one such run object, as
  * netloom-pingpong prints it. */
@@ -75,8 +97,19 @@ int net_cal_load(const char *path, uint64_t calibration_ranks, struct net_cal *o
 	}
 	int rc;
 	if (!run) {
-		rc = nl_errf(err, NL_ECONFIG, "calibration %s: no run with %lld ranks (calibration_ranks)", path,
-			     ranks);
+		char have[256];
+		cal_run_ranks(doc, have, sizeof have);
+		if (have[0])
+			rc = nl_errf(err, NL_ECONFIG,
+				     "calibration %s: no run with %lld ranks (calibration_ranks); expected "
+				     "calibration_ranks = the ranks of one of its runs: %s",
+				     path, ranks, have);
+		else
+			rc = nl_errf(err, NL_ECONFIG,
+				     "calibration %s: no run with %lld ranks (calibration_ranks): it has no runs; expected "
+				     "netloom-pingpong's JSON, {\"ranks\": N, \"one_way\": [...]} or {\"runs\": [...]} "
+				     "of them",
+				     path, ranks);
 	} else {
 		rc = cal_table(one_way, json_object_get(run, "one_way"), path, "one_way", ranks,
 					     err);

@@ -367,7 +367,18 @@ static void test_calibration(void)
 	bk_close(&k);
 
 	const char *const other[] = {key, "calibration_ranks=3", NULL};
-	CHECK_ERR(bk_open(&k, NULL, other), NL_ECONFIG, &k.err, "no run with 3 ranks (calibration_ranks)");
+	CHECK_ERR(bk_open(&k, NULL, other), NL_ECONFIG, &k.err,
+		  "no run with 3 ranks (calibration_ranks); expected calibration_ranks = the ranks of one of its "
+		  "runs: 4, 2");
+	bk_close(&k);
+	unlink(path);
+
+	/* A JSON document with no run at all says what a calibration is. */
+	path = test_write_tmp("{\"what\": \"not a calibration\"}");
+	snprintf(key, sizeof key, "calibration=%s", path);
+	const char *const empty[] = {key, NULL};
+	CHECK_ERR(bk_open(&k, NULL, empty), NL_ECONFIG, &k.err,
+		  "no run with 2 ranks (calibration_ranks): it has no runs; expected netloom-pingpong's JSON");
 	bk_close(&k);
 	unlink(path);
 
