@@ -62,9 +62,11 @@ static void cli_replay_usage(FILE *f)
 		"\n"
 		"Exit status: 0 done;\n"
 		"1 the replay failed: a network deadlock (reported, --json written), a timeout, out of\n"
-		"  memory, or an output could not be written after it;\n"
+		"  memory, or --json could not be written after it (a full disk; the report on stdout);\n"
 		"2 a bad command line, configuration or trace, or an output that cannot be written\n"
-		"  (checked first).\n"
+		"  (checked first);\n"
+		"3 the report and --json (if asked for) were written, but the --svg or --otf2\n"
+		"  timeline could not be (a full disk; one line on stderr says which).\n"
 		"\n"
 		"Network backends:\n");
 	size_t n;

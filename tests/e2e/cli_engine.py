@@ -2174,6 +2174,10 @@ def case_help():
         text = run(cmd, "--help").stdout.decode()
         for name in names:
             check(f"{cmd} --help lists {name!r}", name in text)
+    # replay's listed 0, 1 and 2, not the 3 of a timeline (--svg, --otf2)
+    # not written after the report and --json were ('--svg /dev/full').
+    text = run("replay", "--help").stdout.decode()
+    check("replay --help lists exit status 3", "\n3 the report and --json" in text)
     # Every command with options lists -h, --help among them (interfere's
     # and serve's did not, though both take it).
     for args in (("replay",), ("interfere",), ("serve",), ("cost",), ("layout",), ("compare",),
