@@ -454,11 +454,15 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 			/* Ranks may share an endpoint (a node of several cores):
 			 * say how, or the user resizes a network they meant. */
 			uint32_t share = (uint32_t)(((uint64_t)m->n_ranks + s->topo->n_endpoints - 1) / s->topo->n_endpoints);
+			/* A default network (the flit backend's) was not the
+			 * user's choice: say so, or its spec seems to come from
+			 * nowhere. */
+			const char *which = config_origin(&s->cfg, "topology") ? label : "key 'topology' (unset)";
 			nl_errf(err, NL_ECONFIG,
 				"%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank); expected "
 				"a topology of %" PRIu32 " endpoints or more, or ranks sharing endpoints: placement = "
 				"contiguous, ranks_per_node = %" PRIu32 " (docs/placement.md)",
-				label, s->nc.topology, s->topo->n_endpoints, m->n_ranks, m->n_ranks, share);
+				which, s->nc.topology, s->topo->n_endpoints, m->n_ranks, m->n_ranks, share);
 			return config_err_file_line(&s->cfg, "topology", err);
 		}
 		if (ro->pick_routing)

@@ -299,6 +299,13 @@ expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
 expect_eq "topology too small exit" $rc 2
 expect_eq "topology too small message" "$out" "netloom replay: -s: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
+# The flit backend's default network, not set by the user, is said to be
+# unset: the message named "key 'topology': 'torus:k=8x8'" as if given.
+awk 'BEGIN { print "netloom-trace 2"; print "ranks 100"; for (r = 0; r < 100; r++)
+  printf "rank %d\ninit t=0 dur=0\nbarrier t=0 dur=0\nfinalize t=0 dur=0\n", r }' > "$dir/b100.txt"
+"$netloom" trace encode "$dir/b100.txt" "$dir/b100.nlt" || fail "encode 100-rank trace"
+out=$("$netloom" replay "$dir/b100.nlt" -s backend=flit 2>&1); rc=$?
+expect_eq "default topology too small" "$rc:$out" "2:netloom replay: key 'topology' (unset): 'torus:k=8x8' has 64 endpoints, the trace needs 100 (one per rank); expected a topology of 100 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 2 (docs/placement.md)"
 printf 'not a trace' > "$dir/junk.nlt"
 out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
 expect_eq "junk message" "$out" "netloom replay: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
