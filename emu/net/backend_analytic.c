@@ -364,8 +364,10 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 	}
 	if (a->p.calibration[0]) {
 		rc = net_cal_load(a->p.calibration, a->p.calibration_ranks, &a->cal, &a->cal_x, err);
-		if (rc < 0)
+		if (rc < 0) {
+			rc = analytic_at(cfg, "calibration", NULL, err, rc);
 			goto fail;
+		}
 	}
 	if (a->p.ideal) {
 		a->ps_per_byte = 0;

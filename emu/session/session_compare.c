@@ -611,8 +611,11 @@ static void cmp_check_calibration(struct cmp *c, const struct cmp_sys *s, const 
 		net_backend_free(b);
 		return;
 	}
-	/* The reader's message begins with the key, which ours names. */
-	const char *why = err.msg, *prefix = "key 'calibration': ";
+	/* The reader's message begins with where the key was set and the
+	 * key, which ours names. */
+	const char *why = err.msg, *prefix = "key 'calibration': ", *place = config_place(&sim->cfg, "calibration");
+	if (place && !strncmp(why, place, strlen(place)) && !strncmp(why + strlen(place), ": ", 2))
+		why += strlen(place) + 2;
 	if (!strncmp(why, prefix, strlen(prefix)))
 		why += strlen(prefix);
 	char where[1200];

@@ -306,6 +306,15 @@ awk 'BEGIN { print "netloom-trace 2"; print "ranks 100"; for (r = 0; r < 100; r+
 "$netloom" trace encode "$dir/b100.txt" "$dir/b100.nlt" || fail "encode 100-rank trace"
 out=$("$netloom" replay "$dir/b100.nlt" -s backend=flit 2>&1); rc=$?
 expect_eq "default topology too small" "$rc:$out" "2:netloom replay: key 'topology' (unset): 'torus:k=8x8' has 64 endpoints, the trace needs 100 (one per rank); expected a topology of 100 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 2 (docs/placement.md)"
+# A calibration that cannot be read is named where it was set, as the
+# other analytic keys are: it said "key 'calibration': unable to open ..."
+# with no file line or -s.
+printf '[analytic]\ncalibration = nosuch.json\n' > "$dir/cal.ini"
+out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/cal.ini" 2>&1); rc=$?
+expect_eq "calibration in a file, unreadable" "$rc:$out" "2:netloom replay: $dir/cal.ini:2: key 'calibration': unable to open nosuch.json: No such file or directory"
+printf '{"runs": [{"ranks": 2, "one_way": [{"bytes": 0, "median_seconds": 1e-6}, {"bytes": 8, "median_seconds": 2e-6}]}, {"ranks": 8}]}' > "$dir/cal.json"
+out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir/cal.json" -s calibration_ranks=4 2>&1); rc=$?
+expect_eq "calibration with -s, no such run" "$rc:$out" "2:netloom replay: -s: calibration $dir/cal.json: no run with 4 ranks (calibration_ranks); expected calibration_ranks = the ranks of one of its runs: 2, 8"
 printf 'not a trace' > "$dir/junk.nlt"
 out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
 expect_eq "junk message" "$out" "netloom replay: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
