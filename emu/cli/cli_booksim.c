@@ -61,7 +61,10 @@ static const char *const bs_defaults[][2] = {
 };
 
 /* Keys netloom does not model, fine when they hold this (BookSim default)
- * value. */
+ * value: at it BookSim does what netloom does. class_priority 0 gives
+ * every flit one priority; max_outstanding_requests 0 is no limit; the
+ * spec_check and spec_mask keys are read by speculative allocation alone
+ * (iq_router.cpp), named apart at speculative = 1. */
 static const char *const bs_inert[][2] = {
 	{"speculative", "0"}, {"noq", "0"}, {"output_delay", "0"},
 	{"classes", "1"}, {"subnets", "1"}, {"priority", "none"}, {"vc_busy_when_full", "0"},
@@ -70,6 +73,8 @@ static const char *const bs_inert[][2] = {
 	{"arb_type", "round_robin"}, {"sim_count", "1"}, {"measure_stats", "1"}, {"pair_stats", "0"},
 	{"vc_priority_donation", "0"}, {"spec_sw_allocator", "prio"}, {"fail_seed", "0"},
 	{"link_failures", "0"}, {"buf_size", "-1"}, {"perm_seed", "0"}, {"vct", "0"},
+	{"class_priority", "0"}, {"max_outstanding_requests", "0"}, {"spec_check_cred", "1"},
+	{"spec_check_elig", "1"}, {"spec_mask_by_reqs", "0"},
 };
 
 /* Keys that only affect BookSim's console output or warnings. */

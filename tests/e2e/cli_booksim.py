@@ -732,6 +732,20 @@ def case_unknown_keys():
         bs = write_cfg(tmp, "u.cfg", base + "speculative = 1;\n")
         rc, text, named = convert(bs)
         check(f"speculative = 1: not modelled: {named}", "not modelled by netloom" in named.get("speculative", ""))
+        # At BookSim's default these do what netloom does (one priority, no
+        # request limit, speculation off): accepted silently, as
+        # sim_count = 1 is; at another value named.
+        for key, default, other in (("class_priority", "0", "2"), ("max_outstanding_requests", "0", "4"),
+                                    ("spec_check_cred", "1", "0"), ("spec_check_elig", "1", "0"),
+                                    ("spec_mask_by_reqs", "0", "1"), ("sim_count", "1", "3")):
+            bs = write_cfg(tmp, "d.cfg", base + f"{key} = {default};\n")
+            rc, text, named = convert(bs)
+            eq(f"{key} = {default} (BookSim's default): converts silently", (rc, named), (0, {}))
+            runs(bs, text, tmp)
+            bs = write_cfg(tmp, "d.cfg", base + f"{key} = {other};\n")
+            rc, text, named = convert(bs)
+            eq(f"{key} = {other}: exit 3, named", (rc, named.get(key)),
+               (3, f"netloom config: {bs}:5: cannot map '{key} = {other}': not modelled by netloom"))
 
 
 def case_unterminated_comment():
