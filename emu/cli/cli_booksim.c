@@ -85,7 +85,8 @@ static const char *const bs_cosmetic[] = {
 };
 
 /* Every key BookSim2's configuration has (booksim_config.cpp at commit
- * 28f43299): it stops on any other ("Unknown integer field"). */
+ * 28f43299): it stops on any other ("Unknown integer field"), reorder,
+ * flit_timing and split_packets too (commented out there). */
 static const char *const bs_known[] = {
 	"Cd", "Cd_pwr", "Cg", "Cg_pwr", "Cgdl", "Cw_cpl", "Cw_gnd", "H_DFQD1", "H_INVD2", "H_ND2D1", "H_SRAM",
 	"IoffN", "IoffP", "IoffSRAM", "LAMBDA", "MetalPitch", "R", "Rw", "Vdd", "W_DFQD1", "W_INVD2", "W_ND2D1",
@@ -93,7 +94,7 @@ static const char *const bs_known[] = {
 	"batch_count", "batch_size", "buf_size", "buffer_policy", "burst_alpha", "burst_beta", "burst_r1", "c",
 	"channel_file", "channel_sweep", "channel_width", "class_priority", "classes", "credit_delay",
 	"deadlock_warn_timeout", "ejected_flits_out", "fail_seed", "feedback_aging_scale", "feedback_offset",
-	"flit_timing", "free_credits_out", "hold_switch_for_packet", "in_ports", "include_queuing",
+	"free_credits_out", "hold_switch_for_packet", "in_ports", "include_queuing",
 	"injected_flits_out", "injection_process", "injection_rate", "injection_rate_uses_flits", "input_speedup",
 	"internal_speedup", "k", "latency_thres", "link_failures", "max_credits_out", "max_held_slots",
 	"max_outstanding_requests", "max_samples", "measure_stats", "n", "network_file", "noq", "num_vcs",
@@ -101,10 +102,10 @@ static const char *const bs_known[] = {
 	"packet_size_rate", "pair_stats", "perm_seed", "power_output_file", "print_activity", "print_csv_results",
 	"priority", "private_buf_end_vc", "private_buf_size", "private_buf_start_vc", "private_bufs",
 	"read_reply_begin_vc", "read_reply_end_vc", "read_reply_size", "read_reply_subnet", "read_request_begin_vc",
-	"read_request_end_vc", "read_request_size", "read_request_subnet", "received_flits_out", "reorder", "router",
+	"read_request_end_vc", "read_request_size", "read_request_subnet", "received_flits_out", "router",
 	"routing_delay", "routing_function", "sample_period", "seed", "sent_flits_out", "sent_packets_out",
 	"sim_count", "sim_power", "sim_type", "spec_check_cred", "spec_check_elig", "spec_mask_by_reqs",
-	"spec_sw_allocator", "speculative", "split_packets", "st_final_delay", "st_prepare_delay", "stats_out",
+	"spec_sw_allocator", "speculative", "st_final_delay", "st_prepare_delay", "stats_out",
 	"stopping_thres", "stored_flits_out", "subnets", "sw_alloc_delay", "sw_allocator", "tech_file", "topology",
 	"traffic", "use_noc_latency", "use_read_write", "used_credits_out", "vc_alloc_delay", "vc_allocator",
 	"vc_buf_size", "vc_busy_when_full", "vc_prioritize_empty", "vc_priority_donation", "vc_shuffle_requests",
