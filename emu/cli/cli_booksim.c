@@ -84,6 +84,10 @@ static const char *const bs_cosmetic[] = {
 	"power_output_file", "tech_file", "channel_sweep", "network_file", "stats_out", NULL,
 };
 
+/* Keys booksim_config.cpp defines that no BookSim2 code reads (commit
+ * 28f43299): they change nothing, whatever the value. */
+static const char *const bs_unread[] = {"channel_file", "in_ports", "out_ports", NULL};
+
 /* Every key BookSim2's configuration has (booksim_config.cpp at commit
  * 28f43299): it stops on any other ("Unknown integer field"), reorder,
  * flit_timing and split_packets too (commented out there). */
@@ -1767,6 +1771,9 @@ static void bs_sweep_leftovers(FILE *warn, const char *path, struct bs_file *bf,
 					isdigit((unsigned char)kv->val[0]));
 		for (int j = 0; bs_cosmetic[j]; j++)
 			if (!strcmp(kv->key, bs_cosmetic[j]))
+				fine = true;
+		for (int j = 0; bs_unread[j]; j++)
+			if (!strcmp(kv->key, bs_unread[j]))
 				fine = true;
 		if (!strcmp(kv->key, "injection_rate_uses_flits") || !strcmp(kv->key, "use_noc_latency"))
 			fine = true;

@@ -735,6 +735,13 @@ def case_unknown_keys():
         bs = write_cfg(tmp, "u.cfg", base + "speculative = 1;\n")
         rc, text, named = convert(bs)
         check(f"speculative = 1: not modelled: {named}", "not modelled by netloom" in named.get("speculative", ""))
+        # BookSim2 defines these but no code of it reads them: ignored
+        # whatever the value.
+        for kv in ("in_ports = 3", "out_ports = 7", "channel_file = lat.txt"):
+            bs = write_cfg(tmp, "d.cfg", base + f"{kv};\n")
+            rc, text, named = convert(bs)
+            eq(f"{kv} (BookSim never reads it): converts silently", (rc, named), (0, {}))
+            runs(bs, text, tmp)
         # At BookSim's default these do what netloom does (one priority, no
         # request limit, speculation off): accepted silently, as
         # sim_count = 1 is; at another value named.
