@@ -88,35 +88,36 @@ static const char *const bs_cosmetic[] = {
  * 28f43299): they change nothing, whatever the value. */
 static const char *const bs_unread[] = {"channel_file", "in_ports", "out_ports", NULL};
 
-/* Every key BookSim2's configuration has (booksim_config.cpp at commit
- * 28f43299): it stops on any other ("Unknown integer field"), reorder,
- * flit_timing and split_packets too (commented out there). */
+/* Every key BookSim2's configuration has (BookSimConfig in
+ * booksim_config.cpp at commit 28f43299): it stops on any other ("Unknown
+ * integer field"), reorder, flit_timing and split_packets too (commented
+ * out there) and the power model's constants (Cd, Vdd, wire_length, ...:
+ * PowerConfig's, read from tech_file). */
 static const char *const bs_known[] = {
-	"Cd", "Cd_pwr", "Cg", "Cg_pwr", "Cgdl", "Cw_cpl", "Cw_gnd", "H_DFQD1", "H_INVD2", "H_ND2D1", "H_SRAM",
-	"IoffN", "IoffP", "IoffSRAM", "LAMBDA", "MetalPitch", "R", "Rw", "Vdd", "W_DFQD1", "W_INVD2", "W_ND2D1",
-	"W_SRAM", "acc_stopping_thres", "acc_warmup_thres", "active_packets_out", "alloc_iters", "arb_type",
+	"acc_stopping_thres", "acc_warmup_thres", "active_packets_out", "alloc_iters", "arb_type",
 	"batch_count", "batch_size", "buf_size", "buffer_policy", "burst_alpha", "burst_beta", "burst_r1", "c",
 	"channel_file", "channel_sweep", "channel_width", "class_priority", "classes", "credit_delay",
 	"deadlock_warn_timeout", "ejected_flits_out", "fail_seed", "feedback_aging_scale", "feedback_offset",
-	"free_credits_out", "hold_switch_for_packet", "in_ports", "include_queuing",
-	"injected_flits_out", "injection_process", "injection_rate", "injection_rate_uses_flits", "input_speedup",
-	"internal_speedup", "k", "latency_thres", "link_failures", "max_credits_out", "max_held_slots",
-	"max_outstanding_requests", "max_samples", "measure_stats", "n", "network_file", "noq", "num_vcs",
-	"out_ports", "output_buffer_size", "output_delay", "output_speedup", "outstanding_credits_out", "packet_size",
-	"packet_size_rate", "pair_stats", "perm_seed", "power_output_file", "print_activity", "print_csv_results",
-	"priority", "private_buf_end_vc", "private_buf_size", "private_buf_start_vc", "private_bufs",
-	"read_reply_begin_vc", "read_reply_end_vc", "read_reply_size", "read_reply_subnet", "read_request_begin_vc",
-	"read_request_end_vc", "read_request_size", "read_request_subnet", "received_flits_out", "router",
-	"routing_delay", "routing_function", "sample_period", "seed", "sent_flits_out", "sent_packets_out",
-	"sim_count", "sim_power", "sim_type", "spec_check_cred", "spec_check_elig", "spec_mask_by_reqs",
-	"spec_sw_allocator", "speculative", "st_final_delay", "st_prepare_delay", "stats_out",
-	"stopping_thres", "stored_flits_out", "subnets", "sw_alloc_delay", "sw_allocator", "tech_file", "topology",
-	"traffic", "use_noc_latency", "use_read_write", "used_credits_out", "vc_alloc_delay", "vc_allocator",
-	"vc_buf_size", "vc_busy_when_full", "vc_prioritize_empty", "vc_priority_donation", "vc_shuffle_requests",
-	"vct", "viewer_trace", "wait_for_tail_credit", "warmup_periods", "warmup_thres", "watch_file", "watch_flits",
-	"watch_out", "watch_packets", "watch_transactions", "wire_length", "write_fraction", "write_reply_begin_vc",
-	"write_reply_end_vc", "write_reply_size", "write_reply_subnet", "write_request_begin_vc",
-	"write_request_end_vc", "write_request_size", "write_request_subnet", "x", "xr", "y", "yr", NULL,
+	"free_credits_out", "hold_switch_for_packet", "in_ports", "include_queuing", "injected_flits_out",
+	"injection_process", "injection_rate", "injection_rate_uses_flits", "input_speedup", "internal_speedup",
+	"k", "latency_thres", "link_failures", "max_credits_out", "max_held_slots", "max_outstanding_requests",
+	"max_samples", "measure_stats", "n", "network_file", "noq", "num_vcs", "out_ports",
+	"output_buffer_size", "output_delay", "output_speedup", "outstanding_credits_out", "packet_size",
+	"packet_size_rate", "pair_stats", "perm_seed", "power_output_file", "print_activity",
+	"print_csv_results", "priority", "private_buf_end_vc", "private_buf_size", "private_buf_start_vc",
+	"private_bufs", "read_reply_begin_vc", "read_reply_end_vc", "read_reply_size", "read_reply_subnet",
+	"read_request_begin_vc", "read_request_end_vc", "read_request_size", "read_request_subnet",
+	"received_flits_out", "router", "routing_delay", "routing_function", "sample_period", "seed",
+	"sent_flits_out", "sent_packets_out", "sim_count", "sim_power", "sim_type", "spec_check_cred",
+	"spec_check_elig", "spec_mask_by_reqs", "spec_sw_allocator", "speculative", "st_final_delay",
+	"st_prepare_delay", "stats_out", "stopping_thres", "stored_flits_out", "subnets", "sw_alloc_delay",
+	"sw_allocator", "tech_file", "topology", "traffic", "use_noc_latency", "use_read_write",
+	"used_credits_out", "vc_alloc_delay", "vc_allocator", "vc_buf_size", "vc_busy_when_full",
+	"vc_prioritize_empty", "vc_priority_donation", "vc_shuffle_requests", "vct", "viewer_trace",
+	"wait_for_tail_credit", "warmup_periods", "warmup_thres", "watch_file", "watch_flits", "watch_out",
+	"watch_packets", "watch_transactions", "write_fraction", "write_reply_begin_vc", "write_reply_end_vc",
+	"write_reply_size", "write_reply_subnet", "write_request_begin_vc", "write_request_end_vc",
+	"write_request_size", "write_request_subnet", "x", "xr", "y", "yr", NULL,
 };
 
 /* Whether key is one of BookSim's; if not, *near gets the closest known

@@ -718,7 +718,9 @@ def case_unknown_keys():
         # reorder, flit_timing and split_packets are commented out of
         # BookSim2's booksim_config.cpp: it stops on them too.
         for key, near in (("num_vc", "num_vcs"), ("TOPOLOGY", "topology"), ("bogus_key", None), ("z", None),
-                          ("reorder", None), ("flit_timing", None), ("split_packets", None)):
+                          ("reorder", None), ("flit_timing", None), ("split_packets", None),
+                          # the power model's constants are PowerConfig's (tech_file) only
+                          ("Vdd", None), ("wire_length", None), ("Cd_pwr", None)):
             bs = write_cfg(tmp, "u.cfg", base + f"{key} = 4;\n")
             rc, text, named = convert(bs)
             eq(f"{key}: exit", rc, 3)
