@@ -1751,6 +1751,28 @@ static void bs_write_simulation(FILE *out, FILE *warn, const char *path, struct 
 		bs_put(out, warn, path, bf, "seed", seed, NULL, unmapped);
 }
 
+/* The file's value of key, else dflt; unlike bs_get it leaves the key
+ * unconsumed, so the sweep still names it. */
+static const char *bs_peek(const struct bs_file *bf, const char *key, const char *dflt)
+{
+	for (int i = 0; i < bf->n; i++)
+		if (!strcmp(bf->kv[i].key, key))
+			return bf->kv[i].val;
+	return dflt;
+}
+
+/* Whether key is one that only BookSim's shared buffer policies read. */
+static bool bs_is_shared_buffer_key(const char *key)
+{
+	static const char *const keys[] = {"private_bufs", "private_buf_size", "private_buf_start_vc",
+					   "private_buf_end_vc", "max_held_slots", "feedback_aging_scale",
+					   "feedback_offset", NULL};
+	for (int i = 0; keys[i]; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
 /* Everything the file set that nothing above consumed: named, unless it
  * is cosmetic, holds BookSim's default for a key netloom does not model,
  * or is one BookSim itself ignores with these settings. */
@@ -1792,6 +1814,14 @@ static void bs_sweep_leftovers(FILE *warn, const char *path, struct bs_file *bf,
 		 * (trafficmanager.cpp); cmeshconfig sets batch_size in latency mode. */
 		if ((!strcmp(kv->key, "batch_size") || !strcmp(kv->key, "batch_count")) &&
 		    strcmp(bs_get(bf, "sim_type"), "batch"))
+			fine = true;
+		/* burst_* are read by the on_off injection process alone
+		 * (injection.cpp), named above. */
+		if (!strncmp(kv->key, "burst_", 6) && strncmp(bs_peek(bf, "injection_process", "bernoulli"), "on_off", 6))
+			fine = true;
+		/* The shared buffer policies alone read these (buffer_state.cpp);
+		 * private, the default, does not, and another policy is named. */
+		if (bs_is_shared_buffer_key(kv->key) && !strcmp(bs_peek(bf, "buffer_policy", "private"), "private"))
 			fine = true;
 		const char *near;
 		if (!bs_is_key(kv->key, &near)) {

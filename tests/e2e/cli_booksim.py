@@ -744,6 +744,25 @@ def case_unknown_keys():
             rc, text, named = convert(bs)
             eq(f"{kv} (BookSim never reads it): converts silently", (rc, named), (0, {}))
             runs(bs, text, tmp)
+        # burst_* only with injection_process = on_off, the buffer keys
+        # only with a shared buffer_policy: ignored otherwise, whatever the
+        # value; with those the key is named as well.
+        for kv in ("burst_alpha = 0.3", "burst_r1 = 0.2", "private_bufs = 2", "max_held_slots = 4",
+                   "feedback_offset = 3", "private_buf_end_vc = {1,3}"):
+            bs = write_cfg(tmp, "d.cfg", base + f"{kv};\n")
+            rc, text, named = convert(bs)
+            eq(f"{kv} (BookSim ignores it here): converts silently", (rc, named), (0, {}))
+            runs(bs, text, tmp)
+        for kv, cond in (("burst_alpha = 0.3", "injection_process = on_off"),
+                         ("max_held_slots = 4", "buffer_policy = limited")):
+            key = kv.split()[0]
+            for first, second in ((kv, cond), (cond, kv)):  # either order
+                bs = write_cfg(tmp, "d.cfg", base + f"{first};\n{second};\n")
+                rc, text, named = convert(bs)
+                eq(f"{first}, {second}: both named", (rc, sorted(named)),
+                   (3, sorted([key, cond.split()[0]])))
+                check(f"{kv} with {cond}: not modelled: {named}",
+                      named[key].endswith(f"cannot map '{kv}': not modelled by netloom"))
         # At BookSim's default these do what netloom does (one priority, no
         # request limit, speculation off): accepted silently, as
         # sim_count = 1 is; at another value named.
