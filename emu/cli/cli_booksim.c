@@ -77,11 +77,12 @@ static const char *const bs_inert[][2] = {
 	{"spec_check_elig", "1"}, {"spec_mask_by_reqs", "0"},
 };
 
-/* Keys that only affect BookSim's console output or warnings. */
+/* Keys that only affect BookSim's console output or warnings (or its
+ * power report: channel_width is read with sim_power alone, main.cpp). */
 static const char *const bs_cosmetic[] = {
 	"print_activity", "print_csv_results", "deadlock_warn_timeout", "watch_file", "watch_flits",
 	"watch_packets", "watch_transactions", "watch_out", "stats_out", "viewer_trace", "sim_power",
-	"power_output_file", "tech_file", "channel_sweep", "network_file", "stats_out", NULL,
+	"power_output_file", "tech_file", "channel_sweep", "channel_width", "network_file", "stats_out", NULL,
 };
 
 /* Keys booksim_config.cpp defines that no BookSim2 code reads (commit

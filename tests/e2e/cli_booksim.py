@@ -739,10 +739,11 @@ def case_unknown_keys():
         check(f"speculative = 1: not modelled: {named}", "not modelled by netloom" in named.get("speculative", ""))
         # BookSim2 defines these but no code of it reads them: ignored
         # whatever the value.
-        for kv in ("in_ports = 3", "out_ports = 7", "channel_file = lat.txt"):
+        # channel_width: the power report's alone (sim_power).
+        for kv in ("in_ports = 3", "out_ports = 7", "channel_file = lat.txt", "channel_width = 64"):
             bs = write_cfg(tmp, "d.cfg", base + f"{kv};\n")
             rc, text, named = convert(bs)
-            eq(f"{kv} (BookSim never reads it): converts silently", (rc, named), (0, {}))
+            eq(f"{kv} (no effect on BookSim's results): converts silently", (rc, named), (0, {}))
             runs(bs, text, tmp)
         # burst_* only with injection_process = on_off, the buffer keys
         # only with a shared buffer_policy: ignored otherwise, whatever the
