@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "net/calibration.h"
@@ -80,6 +81,13 @@ int net_cal_load(const char *path, uint64_t calibration_ranks, struct net_cal *o
 {
 	long long ranks = (long long)calibration_ranks;
 	json_error_t je;
+	/* jansson opens a directory and reads it as an empty file ("/tmp:1:
+	 * '[' or '{' expected near end of file"). */
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return nl_errf(err, NL_EIO,
+			       "key 'calibration': %s: is a directory, not a calibration file (netloom-pingpong's JSON)",
+			       path);
 	json_t *doc = json_load_file(path, 0, &je);
 	if (!doc && je.line < 1) /* not read at all: jansson's text names the file and why */
 		return nl_errf(err, NL_EIO, "key 'calibration': %s", je.text);

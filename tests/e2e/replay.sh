@@ -312,6 +312,9 @@ expect_eq "default topology too small" "$rc:$out" "2:netloom replay: key 'topolo
 printf '[analytic]\ncalibration = nosuch.json\n' > "$dir/cal.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/cal.ini" 2>&1); rc=$?
 expect_eq "calibration in a file, unreadable" "$rc:$out" "2:netloom replay: $dir/cal.ini:2: key 'calibration': unable to open nosuch.json: No such file or directory"
+# A directory read as an empty file: "/tmp:1: '[' or '{' expected near end of file".
+out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir" 2>&1); rc=$?
+expect_eq "calibration a directory" "$rc:$out" "2:netloom replay: -s: key 'calibration': $dir: is a directory, not a calibration file (netloom-pingpong's JSON)"
 printf '{"runs": [{"ranks": 2, "one_way": [{"bytes": 0, "median_seconds": 1e-6}, {"bytes": 8, "median_seconds": 2e-6}]}, {"ranks": 8}]}' > "$dir/cal.json"
 out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir/cal.json" -s calibration_ranks=4 2>&1); rc=$?
 expect_eq "calibration with -s, no such run" "$rc:$out" "2:netloom replay: -s: calibration $dir/cal.json: no run with 4 ranks (calibration_ranks); expected calibration_ranks = the ranks of one of its runs: 2, 8"

@@ -416,6 +416,12 @@ static void test_calibration(void)
 	CHECK_ERR(bk_open(&k, NULL, missing), NL_EIO, &k.err,
 		  "key 'calibration': unable to open /nonexistent/cal.json: No such file or directory");
 	bk_close(&k);
+	/* A directory: jansson read it as an empty file ("/tmp:1: '[' or '{'
+	 * expected near end of file"); said to be one, as -c's is. */
+	const char *const dir[] = {"calibration=/tmp", NULL};
+	CHECK_ERR(bk_open(&k, NULL, dir), NL_EIO, &k.err,
+		  "key 'calibration': /tmp: is a directory, not a calibration file (netloom-pingpong's JSON)");
+	bk_close(&k);
 }
 
 /* fattree:k=4,n=2 (4 leaves of 4 endpoints, 4 spines), link_model =
