@@ -95,11 +95,23 @@ int net_cal_load(const char *path, uint64_t calibration_ranks, struct net_cal *o
 		return nl_errf(err, NL_EFORMAT, "key 'calibration': %s:%d: %s", path, je.line, je.text);
 	json_t *run = NULL, *runs = json_object_get(doc, "runs");
 	if (json_is_array(runs)) {
-		size_t i;
+		size_t i, at = 0;
 		json_t *r;
-		json_array_foreach(runs, i, r)
-			if (json_integer_value(json_object_get(r, "ranks")) == ranks)
-				run = r;
+		/* Two runs of the ranks asked for: which one is meant is not
+		 * ours to guess (the last was used, silently). */
+		json_array_foreach(runs, i, r) {
+			if (json_integer_value(json_object_get(r, "ranks")) != ranks)
+				continue;
+			if (run) {
+				json_decref(doc);
+				return nl_errf(err, NL_EFORMAT,
+					       "calibration %s: runs[%zu] and runs[%zu] both have %lld ranks; expected one "
+					       "run per rank count",
+					       path, at, i, ranks);
+			}
+			run = r;
+			at = i;
+		}
 	} else if (json_integer_value(json_object_get(doc, "ranks")) == ranks) {
 		run = doc;
 	}

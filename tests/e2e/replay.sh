@@ -318,6 +318,10 @@ expect_eq "calibration a directory" "$rc:$out" "2:netloom replay: -s: key 'calib
 printf '{"runs": [{"ranks": 2, "one_way": [{"bytes": 0, "median_seconds": 1e-6}, {"bytes": 8, "median_seconds": 2e-6}]}, {"ranks": 8}]}' > "$dir/cal.json"
 out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir/cal.json" -s calibration_ranks=4 2>&1); rc=$?
 expect_eq "calibration with -s, no such run" "$rc:$out" "2:netloom replay: -s: calibration $dir/cal.json: no run with 4 ranks (calibration_ranks); expected calibration_ranks = the ranks of one of its runs: 2, 8"
+# Two runs of the same ranks: the last one was used, silently.
+printf '{"runs": [{"ranks": 8}, {"ranks": 2, "one_way": [{"bytes": 0, "median_seconds": 1e-6}, {"bytes": 8, "median_seconds": 2e-6}]}, {"ranks": 2, "one_way": [{"bytes": 0, "median_seconds": 5e-6}, {"bytes": 8, "median_seconds": 6e-6}]}]}' > "$dir/cal2.json"
+out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir/cal2.json" 2>&1); rc=$?
+expect_eq "calibration with two runs of 2 ranks" "$rc:$out" "2:netloom replay: -s: calibration $dir/cal2.json: runs[1] and runs[2] both have 2 ranks; expected one run per rank count"
 printf 'not a trace' > "$dir/junk.nlt"
 out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
 expect_eq "junk message" "$out" "netloom replay: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"

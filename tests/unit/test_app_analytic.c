@@ -385,6 +385,12 @@ static void test_calibration(void)
 	struct {
 		const char *json, *needle;
 	} bad[] = {
+		/* Two runs of the ranks asked for: the last was used, silently. */
+		{"{\"runs\": [{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": 2e-6}]}, {\"ranks\": 8},"
+		 " {\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 3e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": 4e-6}]}]}",
+		 "runs[0] and runs[2] both have 2 ranks; expected one run per rank count"},
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6}]}",
 		 "expected a 'one_way' array of at least 2 sizes"},
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 8, \"median_seconds\": 1e-6},"
