@@ -54,6 +54,9 @@ struct trace_stream_writer;
  * stops reading costs the server at most this, not unbounded memory. */
 #define LIVE_SEND_BUDGET_BYTES (64u << 20)
 #define LIVE_SEND_HWM_MIN 1000u
+/* How long the end of a session may wait for its last frames to leave
+ * (adapters/serve.c live_linger). */
+#define LIVE_CLOSE_LINGER_MS 1000
 
 /* No rank: the end of a rank list (live_rank's lru_* and job_* links). */
 #define LIVE_NONE UINT32_MAX

@@ -567,11 +567,15 @@ static int live_serve_listen(struct live_server *s, struct nl_sim *sim, char **m
 }
 
 /* Let the last frames (DONE of BYE, ERRORs) leave before the socket
- * closes. */
+ * closes: zmq_ctx_term then waits until libzmq has handed them to the
+ * connections, LIVE_CLOSE_LINGER_MS at most (a peer that stopped
+ * reading). A fixed pause is not enough: a poll for 50 ms returned at a
+ * client's next HEARTBEAT, and with a linger of 0 a stopped session's
+ * ERROR was sometimes dropped, its client left waiting (live_signal). */
 static void live_linger(struct live_server *s)
 {
-	zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
-	zmq_poll(&it, 1, 50);
+	int linger = LIVE_CLOSE_LINGER_MS;
+	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
 }
 
 /* The session failed (not a deadlock): the connected ranks told why

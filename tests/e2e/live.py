@@ -126,6 +126,22 @@ class Server:
         return rc
 
 
+def wait_ipc_clients(ep, n, timeout=10):
+    """Wait until n clients hold a connection to the server's ipc endpoint
+    (an accepted socket lists the bound path in /proc/net/unix beside the
+    listening one). A fixed pause was not enough: on a loaded machine a C
+    client could start after it, connect to a server already stopped,
+    and wait its whole connect timeout for a WELCOME (live_signal)."""
+    path, t0 = ep[len('ipc://'):], time.time()
+    while True:
+        lines = [l for l in open('/proc/net/unix') if l.rstrip('\n').endswith(' ' + path)]
+        if len(lines) > n:
+            return
+        if time.time() - t0 > timeout:
+            fail('%d clients did not connect to %s in %d s' % (n, ep, timeout))
+        time.sleep(0.02)
+
+
 def need_pyzmq():
     """Skip (77) where Debian's interpreter cannot import zmq (python3-zmq)."""
     if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
@@ -3362,7 +3378,8 @@ def case_signal(d):
         else:  # the C client: rank 0 of a ring whose rank 1 never comes
             cl = popen([RING, s.ep, '0', '2', '16'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   text=True)
-        time.sleep(0.5)
+            wait_ipc_clients(s.ep, 1)
+        time.sleep(0.5)  # the HELLOs read: the ranks connected, not only their sockets
         t0 = time.time()
         s.p.send_signal(sig)
         rc = s.wait()
