@@ -168,6 +168,13 @@ def check_installed_data(dest):
             fail(f"the installed man page's EXIT STATUS lacks {want!r}: {status!r}")
     if "for an input or output" in status:
         fail(f"the installed man page's EXIT STATUS gives inputs and outputs their own prefix: {status!r}")
+    # The DESCRIPTION is --help's text without what the page's own
+    # sections say (scripts/man-page.py): the exit statuses once, the
+    # installed paths in FILES only, not also mangled in running text.
+    desc = page.split("DESCRIPTION", 1)[1].split("EXIT STATUS", 1)[0]
+    for dup in ("usage:", "Exit status", "installed by", "/usr/local/share", samples[len(dest):]):
+        if dup in desc:
+            fail(f"the installed man page's DESCRIPTION repeats {dup!r}, which its own sections give: {desc!r}")
     print(f"ok: the installed man page renders ({len(page.splitlines())} lines)")
 
 
