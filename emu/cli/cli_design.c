@@ -346,7 +346,25 @@ static void eq_list_text(FILE *f, const int64_t *v, uint32_t n, const char *sep)
 		fprintf(f, "%s%lld", i ? sep : "", (long long)v[i]);
 }
 
-static int design_equality_main(int argc, char **argv)
+/* The options of 'netloom design equality', as given. */
+struct eq_opts {
+	uint64_t N;             /* --routers; 0: not given */
+	uint64_t K;             /* --radix, once checked against --routers */
+	uint64_t seed;          /* --seed */
+	uint64_t population;    /* --population; 0: the search's default */
+	uint64_t generations;   /* --generations; 0: the search's default */
+	uint64_t P;             /* --endpoints in the printed spec; 0: the family's default */
+	double mutation;        /* --mutation; -1: the search's default */
+	const char *radix_arg;  /* --radix as given; NULL: not given */
+	const char *output;     /* --output; "-" (stdout) once checked */
+	bool is_json;           /* --json */
+	bool is_help;           /* --help: the usage is all there is to do */
+};
+
+/* Read the options into *o (--help stops there, o->is_help set). --routers
+ * and --endpoints go into the printed spec: the equality family's bounds on
+ * n and p are theirs. The status: CLI_OK, or a refusal said. */
+static int eq_parse_args(const char *cmd, int argc, char **argv, struct eq_opts *o)
 {
 	static const struct option longopts[] = {
 		{"routers", required_argument, NULL, 'N'},     {"radix", required_argument, NULL, 'K'},
@@ -356,14 +374,8 @@ static int design_equality_main(int argc, char **argv)
 		{"endpoints", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "design equality", *output = NULL, *radix_arg = NULL;
-	uint64_t N = 0, K = 0, seed = 1, pop = 0, gens = 0, P = 0;
-	double mut = -1;
-	bool json = false;
 	struct nl_err err = {0};
-	int c, rc;
-	/* --routers and --endpoints go into the printed spec: the equality
-	 * family's bounds on n and p are theirs. */
+	int c;
 	const struct topo_ops *fam = topo_find("equality", &err);
 	if (!fam)
 		return cli_report(&err);
@@ -378,158 +390,207 @@ static int design_equality_main(int argc, char **argv)
 			return CLI_USAGE;
 		switch (c) {
 		case 'N':
-			if (cli_parse_u64(cmd, "--routers", optarg, 6, max_n, &N) < 0)
+			if (cli_parse_u64(cmd, "--routers", optarg, 6, max_n, &o->N) < 0)
 				return CLI_USAGE;
 			break;
-		case 'K': radix_arg = optarg; break;
+		case 'K': o->radix_arg = optarg; break;
 		case 's':
-			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &seed) < 0)
+			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &o->seed) < 0)
 				return CLI_USAGE;
 			break;
 		case 'P':
-			if (cli_parse_u64(cmd, "--population", optarg, 2, 100000, &pop) < 0)
+			if (cli_parse_u64(cmd, "--population", optarg, 2, 100000, &o->population) < 0)
 				return CLI_USAGE;
 			break;
 		case 'G':
-			if (cli_parse_u64(cmd, "--generations", optarg, 1, 1000000, &gens) < 0)
+			if (cli_parse_u64(cmd, "--generations", optarg, 1, 1000000, &o->generations) < 0)
 				return CLI_USAGE;
 			break;
 		case 'M':
-			if (cli_parse_double(cmd, "--mutation", optarg, 0, 1, &mut) < 0)
+			if (cli_parse_double(cmd, "--mutation", optarg, 0, 1, &o->mutation) < 0)
 				return CLI_USAGE;
 			break;
 		case 'p':
-			if (cli_parse_u64(cmd, "--endpoints", optarg, 0, max_p, &P) < 0)
+			if (cli_parse_u64(cmd, "--endpoints", optarg, 0, max_p, &o->P) < 0)
 				return CLI_USAGE;
 			break;
-		case 'j': json = true; break;
+		case 'j': o->is_json = true; break;
 		case 'o':
-			if (cli_output_file_once(cmd, "--output", &output, optarg))
+			if (cli_output_file_once(cmd, "--output", &o->output, optarg))
 				return CLI_USAGE;
 			break;
-		case 'h': fputs(equality_usage, stdout); return CLI_OK;
+		case 'h': o->is_help = true; return CLI_OK;
 		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	return CLI_OK;
+}
+
+/* Check what needs every option read: --radix against --routers, the
+ * required options, the output (stdout by default). The status: CLI_OK, or
+ * a refusal said. */
+static int eq_check_opts(const char *cmd, struct eq_opts *o)
+{
+	struct nl_err err = {0};
 	/* --radix's bound is N - 1 (a router has N - 1 others to link to), so
 	 * it is checked once --routers, given before or after it, is known. */
-	if (radix_arg) {
+	if (o->radix_arg) {
 		char why[48] = "";
 		uint64_t max_k = 1u << 30;
-		if (N) {
-			max_k = N - 1;
-			snprintf(why, sizeof why, " for %llu routers", (unsigned long long)N);
+		if (o->N) {
+			max_k = o->N - 1;
+			snprintf(why, sizeof why, " for %llu routers", (unsigned long long)o->N);
 		}
-		if (cli_parse_u64_for(cmd, "--radix", radix_arg, 3, max_k, why, &K) < 0)
+		if (cli_parse_u64_for(cmd, "--radix", o->radix_arg, 3, max_k, why, &o->K) < 0)
 			return CLI_USAGE;
 	}
-	const struct design_required required[] = {{"--routers", N != 0}, {"--radix", radix_arg != NULL}};
+	const struct design_required required[] = {{"--routers", o->N != 0}, {"--radix", o->radix_arg != NULL}};
 	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
 		return CLI_USAGE;
-	if (!output)
-		output = "-";
-	if (cli_check_output("--output", output, &err) < 0)
+	if (!o->output)
+		o->output = "-";
+	if (cli_check_output("--output", o->output, &err) < 0)
 		return cli_report(&err);
+	return CLI_OK;
+}
 
-	struct analyze_eq_req req = {
-		.N = (uint32_t)N, .K = (uint32_t)K, .seed = seed, .population = (uint32_t)pop,
-		.generations = (uint32_t)gens, .mutation = mut,
-	};
-	struct analyze_eq e;
-	rc = analyze_equality_design(&req, &e, &err);
-	if (rc < 0)
-		return cli_report(&err);
-
-	/* The spec (topology family syntax) and the paper's notation. */
-	char *spec = NULL, *nota = NULL;
+/* The design's spec (topology family syntax) into *spec and the paper's
+ * notation into *nota, both the caller's to free. 0, or -1 out of memory
+ * (nothing to free). */
+static int eq_names(const struct analyze_eq *e, uint64_t P, char **spec, char **nota)
+{
 	size_t sl = 0, nl = 0;
-	FILE *fs = open_memstream(&spec, &sl), *fn = open_memstream(&nota, &nl);
+	*spec = *nota = NULL;
+	FILE *fs = open_memstream(spec, &sl), *fn = open_memstream(nota, &nl);
 	if (!fs || !fn) {
 		if (fs)
 			fclose(fs);
 		if (fn)
 			fclose(fn);
-		free(spec);
-		free(nota);
-		analyze_eq_release(&e);
-		return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
+		free(*spec);
+		free(*nota);
+		*spec = *nota = NULL;
+		return -1;
 	}
 	/* key=value lists hold PARAM_VEC_MAX values; longer sets use the
 	 * paper's notation, which the equality family also reads. */
-	if (e.n_sa <= PARAM_VEC_MAX && e.n_sb <= PARAM_VEC_MAX) {
-		fprintf(fs, "equality:n=%u,sa=", e.N);
-		eq_list_text(fs, e.sa, e.n_sa, "/");
-		if (e.n_sb) {
+	if (e->n_sa <= PARAM_VEC_MAX && e->n_sb <= PARAM_VEC_MAX) {
+		fprintf(fs, "equality:n=%u,sa=", e->N);
+		eq_list_text(fs, e->sa, e->n_sa, "/");
+		if (e->n_sb) {
 			fprintf(fs, ",sb=");
-			eq_list_text(fs, e.sb, e.n_sb, "/");
+			eq_list_text(fs, e->sb, e->n_sb, "/");
 		}
 		if (P)
 			fprintf(fs, ",p=%llu", (unsigned long long)P);
 	} else {
-		fprintf(fs, "N%uK%u", e.N, e.K);
+		fprintf(fs, "N%uK%u", e->N, e->K);
 		if (P)
 			fprintf(fs, "P%llu", (unsigned long long)P);
 		fprintf(fs, "[");
-		eq_list_text(fs, e.sa, e.n_sa, ",");
+		eq_list_text(fs, e->sa, e->n_sa, ",");
 		fprintf(fs, "](");
-		eq_list_text(fs, e.sb, e.n_sb, ",");
+		eq_list_text(fs, e->sb, e->n_sb, ",");
 		fprintf(fs, ")");
 	}
-	fprintf(fn, "N%uK%u", e.N, e.K);
+	fprintf(fn, "N%uK%u", e->N, e->K);
 	if (P)
 		fprintf(fn, "P%llu", (unsigned long long)P);
 	fprintf(fn, "[");
-	eq_list_text(fn, e.sa, e.n_sa, ",");
+	eq_list_text(fn, e->sa, e->n_sa, ",");
 	fprintf(fn, "](");
-	eq_list_text(fn, e.sb, e.n_sb, ",");
+	eq_list_text(fn, e->sb, e->n_sb, ",");
 	fprintf(fn, ")");
 	fclose(fs);
 	fclose(fn);
+	return 0;
+}
 
-	if (json) {
-		json_t *o = json_object(), *sa = json_array(), *sb = json_array();
-		for (uint32_t i = 0; i < e.n_sa; i++)
-			json_array_append_new(sa, json_integer(e.sa[i]));
-		for (uint32_t i = 0; i < e.n_sb; i++)
-			json_array_append_new(sb, json_integer(e.sb[i]));
-		session_json_head(o, "design equality");
-		json_object_set_new(o, "routers", json_integer(e.N));
-		json_object_set_new(o, "radix", json_integer(e.K));
-		json_object_set_new(o, "seed", json_integer((json_int_t)seed));
-		json_object_set_new(o, "sa", sa);
-		json_object_set_new(o, "sb", sb);
-		json_object_set_new(o, "notation", json_string(nota));
-		json_object_set_new(o, "spec", json_string(spec));
-		json_object_set_new(o, "diameter", json_integer(e.diameter));
-		json_object_set_new(o, "aspl", json_real(e.aspl));
-		json_object_set_new(o, "score", json_real(e.score));
-		json_object_set_new(o, "generations", json_integer(e.generations));
-		json_object_set_new(o, "evaluations", json_integer(e.evaluations));
-		rc = out_write_json(output, o, &err);
-		json_decref(o);
-	} else {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		if (f) {
-			fprintf(f, "Equality %s (seed 002 §3.3 GA, seed %llu)\n", nota, (unsigned long long)seed);
-			fprintf(f, "spec       %s\n", spec);
-			fprintf(f, "diameter   %u\n", e.diameter);
-			fprintf(f, "aspl       %.6f\n", e.aspl);
-			fprintf(f, "a x d      %.6f\n", e.score);
-			fprintf(f, "search     %u generations, %u evaluations\n", e.generations, e.evaluations);
-			fclose(f);
-			rc = design_emit_text(output, buf, len, &err);
-		} else {
-			rc = nl_errf(&err, NL_ENOMEM, "out of memory");
-		}
+/* --json: the request, the chords, their names and scores, to o->output. */
+static int eq_write_json(const struct eq_opts *o, const struct analyze_eq *e, const char *spec, const char *nota,
+			 struct nl_err *err)
+{
+	json_t *doc = json_object(), *sa = json_array(), *sb = json_array();
+	for (uint32_t i = 0; i < e->n_sa; i++)
+		json_array_append_new(sa, json_integer(e->sa[i]));
+	for (uint32_t i = 0; i < e->n_sb; i++)
+		json_array_append_new(sb, json_integer(e->sb[i]));
+	session_json_head(doc, "design equality");
+	json_object_set_new(doc, "routers", json_integer(e->N));
+	json_object_set_new(doc, "radix", json_integer(e->K));
+	json_object_set_new(doc, "seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(doc, "sa", sa);
+	json_object_set_new(doc, "sb", sb);
+	json_object_set_new(doc, "notation", json_string(nota));
+	json_object_set_new(doc, "spec", json_string(spec));
+	json_object_set_new(doc, "diameter", json_integer(e->diameter));
+	json_object_set_new(doc, "aspl", json_real(e->aspl));
+	json_object_set_new(doc, "score", json_real(e->score));
+	json_object_set_new(doc, "generations", json_integer(e->generations));
+	json_object_set_new(doc, "evaluations", json_integer(e->evaluations));
+	int rc = out_write_json(o->output, doc, err);
+	json_decref(doc);
+	return rc;
+}
+
+/* The text report: the design's names and scores, to o->output. */
+static int eq_write_text(const struct eq_opts *o, const struct analyze_eq *e, const char *spec, const char *nota,
+			 struct nl_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	fprintf(f, "Equality %s (seed 002 §3.3 GA, seed %llu)\n", nota, (unsigned long long)o->seed);
+	fprintf(f, "spec       %s\n", spec);
+	fprintf(f, "diameter   %u\n", e->diameter);
+	fprintf(f, "aspl       %.6f\n", e->aspl);
+	fprintf(f, "a x d      %.6f\n", e->score);
+	fprintf(f, "search     %u generations, %u evaluations\n", e->generations, e->evaluations);
+	fclose(f);
+	return design_emit_text(o->output, buf, len, err);
+}
+
+static int design_equality_main(int argc, char **argv)
+{
+	const char *cmd = "design equality";
+	struct eq_opts o = {.seed = 1, .mutation = -1};
+	struct nl_err err = {0};
+	int status, rc;
+
+	if ((status = eq_parse_args(cmd, argc, argv, &o)) != CLI_OK)
+		return status;
+	if (o.is_help) {
+		fputs(equality_usage, stdout);
+		return CLI_OK;
 	}
+	if ((status = eq_check_opts(cmd, &o)) != CLI_OK)
+		return status;
+
+	struct analyze_eq_req req = {
+		.N = (uint32_t)o.N, .K = (uint32_t)o.K, .seed = o.seed, .population = (uint32_t)o.population,
+		.generations = (uint32_t)o.generations, .mutation = o.mutation,
+	};
+	struct analyze_eq e;
+	rc = analyze_equality_design(&req, &e, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	char *spec, *nota;
+	if (eq_names(&e, o.P, &spec, &nota) < 0) {
+		analyze_eq_release(&e);
+		return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
+	}
+	if (o.is_json)
+		rc = eq_write_json(&o, &e, spec, nota, &err);
+	else
+		rc = eq_write_text(&o, &e, spec, nota, &err);
 	free(spec);
 	free(nota);
 	analyze_eq_release(&e);
-	return rc < 0 ? cli_report_unwritten("--output", output, &err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten("--output", o.output, &err) : CLI_OK;
 }
 
 /* --- flex, dragonfly, slimfly -------------------------------------------------------- */
