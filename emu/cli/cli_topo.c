@@ -112,7 +112,17 @@ struct describe_opts {
 	uint64_t seed, runs, trials, samples;
 	enum analyze_dist_mode mode;
 	const char *output;
+	const char *spec;  /* the SPEC; NULL: not given */
+	const char *extra; /* a word after the SPEC, refused; NULL: none */
+	bool is_help;      /* --help: the usage is all there is to do */
 };
+
+/* Something random is asked for (METIS, the fault trials), which --seed
+ * seeds whatever the distances. */
+static bool describe_is_seeded(const struct describe_opts *o)
+{
+	return o->bisection || o->faults;
+}
 
 struct describe_result {
 	struct topo *t;
@@ -418,7 +428,10 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	fprintf(f, "seed            %llu\n", (unsigned long long)o->seed);
 }
 
-static int topo_describe_main(int argc, char **argv)
+/* Read the options into *o (--help stops there, o->is_help set), the SPEC
+ * and a word after it kept for describe_check_opts. The status: CLI_OK, or
+ * a refusal said. */
+static int describe_parse_args(const char *cmd, int argc, char **argv, struct describe_opts *o)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},        {"bisection", no_argument, NULL, 'b'},
@@ -428,14 +441,9 @@ static int topo_describe_main(int argc, char **argv)
 		{"samples", required_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
-	const char *cmd = "topo describe";
-	struct describe_opts o = {.seed = 1, .mode = ANALYZE_DIST_AUTO};
-	struct describe_result r;
-	struct nl_err err = {0};
-	int c, rc;
+	int c;
 	uint64_t v;
 
-	memset(&r, 0, sizeof r);
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
@@ -443,33 +451,33 @@ static int topo_describe_main(int argc, char **argv)
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {
-		case 'j': o.json = true; break;
-		case 'b': o.bisection = true; break;
-		case 'f': o.faults = true; break;
+		case 'j': o->json = true; break;
+		case 'b': o->bisection = true; break;
+		case 'f': o->faults = true; break;
 		case 'E':
 		case 'S': {
 			enum analyze_dist_mode m = c == 'E' ? ANALYZE_DIST_EXACT : ANALYZE_DIST_SAMPLED;
-			if (o.mode != ANALYZE_DIST_AUTO && o.mode != m)
+			if (o->mode != ANALYZE_DIST_AUTO && o->mode != m)
 				return cli_usage_error(cmd, "--exact and --sampled together: expected one distance method");
-			o.mode = m;
+			o->mode = m;
 			break;
 		}
 		case 'o':
-			if (cli_output_file_once(cmd, "--output", &o.output, optarg))
+			if (cli_output_file_once(cmd, "--output", &o->output, optarg))
 				return CLI_USAGE;
 			break;
-		case 'h': fputs(describe_usage, stdout); return CLI_OK;
+		case 'h': o->is_help = true; return CLI_OK;
 		case 's':
-			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &o.seed) < 0)
+			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &o->seed) < 0)
 				return CLI_USAGE;
-			o.seed_given = true;
+			o->seed_given = true;
 			break;
 		case 'r':
-			if (cli_parse_u64(cmd, "--metis-runs", optarg, 1, 10000, &o.runs) < 0)
+			if (cli_parse_u64(cmd, "--metis-runs", optarg, 1, 10000, &o->runs) < 0)
 				return CLI_USAGE;
 			break;
 		case 't':
-			if (cli_parse_u64(cmd, "--trials", optarg, 1, 1000000, &o.trials) < 0)
+			if (cli_parse_u64(cmd, "--trials", optarg, 1, 1000000, &o->trials) < 0)
 				return CLI_USAGE;
 			break;
 		case 'n':
@@ -478,113 +486,162 @@ static int topo_describe_main(int argc, char **argv)
 			 * printed +- 0). */
 			if (cli_parse_u64(cmd, "--samples", optarg, 2, UINT32_MAX, &v) < 0)
 				return CLI_USAGE;
-			o.samples = v;
+			o->samples = v;
 			break;
 		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
+	o->spec = optind < argc ? argv[optind] : NULL;
+	o->extra = optind + 1 < argc ? argv[optind + 1] : NULL;
+	return CLI_OK;
+}
+
+/* Refuse options that do nothing together, then check the SPEC's files and
+ * the output (stdout by default) before the analysis. The status: CLI_OK,
+ * or a refusal said. */
+static int describe_check_opts(const char *cmd, struct describe_opts *o)
+{
+	struct nl_err err = {0};
 	/* --samples N asks for sampled distances (docs/analysis.md): alone it
 	 * was ignored wherever the run stayed exact. */
-	if (o.samples && o.mode == ANALYZE_DIST_EXACT)
+	if (o->samples && o->mode == ANALYZE_DIST_EXACT)
 		return cli_usage_error(cmd, "--exact and --samples together: --samples N samples the distances; "
 					    "expected one distance method");
-	if (o.samples)
-		o.mode = ANALYZE_DIST_SAMPLED;
+	if (o->samples)
+		o->mode = ANALYZE_DIST_SAMPLED;
 	/* --metis-runs N and --trials N tune --bisection and --faults: alone
 	 * they were accepted and ignored (nothing partitioned, no trial run),
 	 * as --samples N was. Both are at least 1 when given. */
-	if (o.runs && !o.bisection)
+	if (o->runs && !o->bisection)
 		return cli_usage_error(cmd, "--metis-runs %llu without --bisection: only the METIS partition runs it; "
 					    "expected --bisection with it, or no --metis-runs",
-				       (unsigned long long)o.runs);
-	if (o.trials && !o.faults)
+				       (unsigned long long)o->runs);
+	if (o->trials && !o->faults)
 		return cli_usage_error(cmd, "--trials %llu without --faults: only the link-failure trials use it; "
 					    "expected --faults with it, or no --trials",
-				       (unsigned long long)o.trials);
+				       (unsigned long long)o->trials);
 	/* --seed with nothing seeded was accepted and printed as the seed of
 	 * a description with nothing random in it. Distances left to AUTO
 	 * may still be sampled (a large graph): said after, not refused. */
-	bool seeded = o.bisection || o.faults;
-	if (o.seed_given && !seeded && o.mode == ANALYZE_DIST_EXACT)
+	if (o->seed_given && !describe_is_seeded(o) && o->mode == ANALYZE_DIST_EXACT)
 		return cli_usage_error(cmd, "--seed %llu with --exact and without --bisection or --faults: nothing "
 					    "is random here; expected --bisection, --faults or sampled distances with "
 					    "it, or no --seed",
-				       (unsigned long long)o.seed);
-	if (optind >= argc)
+				       (unsigned long long)o->seed);
+	if (!o->spec)
 		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
-	if (optind + 1 < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (o->extra)
+		return cli_usage_error(cmd, "unexpected argument '%s'", o->extra);
 	/* Written after the analysis (minutes with --bisection, --faults on a
 	 * large network): a path that cannot be written fails first. */
-	if (!o.output)
-		o.output = "-";
-	struct cli_file out = {"--output", o.output};
-	if (cli_check_spec_files(argv[optind], &out, 1, &err) < 0)
+	if (!o->output)
+		o->output = "-";
+	struct cli_file out = {"--output", o->output};
+	if (cli_check_spec_files(o->spec, &out, 1, &err) < 0)
 		return cli_usage_error(cmd, "%s", err.msg);
-	if (cli_check_output("--output", o.output, &err) < 0)
+	if (cli_check_output("--output", o->output, &err) < 0)
 		return cli_report(&err);
+	return CLI_OK;
+}
 
-	rc = topo_new_shown(argv[optind], &r.t, &err);
+/* Build the topology and analyse it into *r (which describe_result_release
+ * frees, whatever this returns): graph, distances, the bisection formula,
+ * and METIS and the fault trials when asked. 0 or a negative NL_E* code. */
+static int describe_analyze(const char *cmd, const struct describe_opts *o, struct describe_result *r,
+			    struct nl_err *err)
+{
+	int rc = topo_new_shown(o->spec, &r->t, err);
 	if (rc < 0)
-		return cli_report(&err);
-	rc = analyze_graph_init(&r.g, r.t, &err);
+		return rc;
+	rc = analyze_graph_init(&r->g, r->t, err);
 	if (rc < 0)
-		goto fail;
-	struct analyze_dist_opts dopt = {.mode = o.mode, .samples = (uint32_t)o.samples, .seed = o.seed};
-	rc = analyze_distances(r.t, &r.g, &dopt, &r.d, &err);
+		return rc;
+	struct analyze_dist_opts dopt = {.mode = o->mode, .samples = (uint32_t)o->samples, .seed = o->seed};
+	rc = analyze_distances(r->t, &r->g, &dopt, &r->d, err);
 	if (rc < 0)
-		goto fail;
-	if (o.seed_given && !seeded && r.d.is_exact)
+		return rc;
+	if (o->seed_given && !describe_is_seeded(o) && r->d.is_exact)
 		fprintf(stderr,
 			"netloom %s: warning: --seed %llu: the distances are exact and neither --bisection nor "
 			"--faults was given; nothing is random here, it has no effect\n",
-			cmd, (unsigned long long)o.seed);
-	rc = analyze_bisection_formula(r.t, &r.g, &r.f, &err);
+			cmd, (unsigned long long)o->seed);
+	rc = analyze_bisection_formula(r->t, &r->g, &r->f, err);
 	if (rc < 0)
-		goto fail;
-	if (o.bisection) {
-		struct analyze_bisect_opts bo = {.seed = o.seed, .runs = (uint32_t)o.runs};
-		rc = analyze_bisect_metis(&r.g, &bo, &r.b, &err);
+		return rc;
+	if (o->bisection) {
+		struct analyze_bisect_opts bo = {.seed = o->seed, .runs = (uint32_t)o->runs};
+		rc = analyze_bisect_metis(&r->g, &bo, &r->b, err);
 		if (rc < 0)
-			goto fail;
-		r.has_metis = true;
+			return rc;
+		r->has_metis = true;
 	}
-	if (o.faults) {
-		struct analyze_fault_opts fo = {.seed = o.seed, .trials = (uint32_t)o.trials};
-		rc = analyze_link_faults(r.t, &fo, &r.fl, &err);
+	if (o->faults) {
+		struct analyze_fault_opts fo = {.seed = o->seed, .trials = (uint32_t)o->trials};
+		rc = analyze_link_faults(r->t, &fo, &r->fl, err);
 		if (rc < 0)
-			goto fail;
+			return rc;
 	}
-	r.moore = analyze_moore_bound(r.g.max_degree, r.d.diameter);
+	r->moore = analyze_moore_bound(r->g.max_degree, r->d.diameter);
+	return 0;
+}
 
-	if (o.json) {
-		json_t *j = describe_json(&o, &r);
-		rc = j ? out_write_json(o.output, j, &err) : nl_errf(&err, NL_ENOMEM, "out of memory");
+/* The description, JSON or text, to o->output. 0 or a negative NL_E* code. */
+static int describe_write(const struct describe_opts *o, const struct describe_result *r, struct nl_err *err)
+{
+	int rc;
+	if (o->json) {
+		json_t *j = describe_json(o, r);
+		rc = j ? out_write_json(o->output, j, err) : nl_errf(err, NL_ENOMEM, "out of memory");
 		json_decref(j);
-	} else {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mf = open_memstream(&buf, &len);
-		if (!mf) {
-			rc = nl_errf(&err, NL_ENOMEM, "out of memory");
-		} else {
-			describe_text(mf, &o, &r);
-			fclose(mf);
-			rc = out_write_atomic(o.output, buf, len, &err);
-		}
-		free(buf);
+		return rc;
 	}
-	analyze_dist_release(&r.d);
-	analyze_graph_release(&r.g);
-	topo_free(r.t);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	if (!mf) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	} else {
+		describe_text(mf, o, r);
+		fclose(mf);
+		rc = out_write_atomic(o->output, buf, len, err);
+	}
+	free(buf);
+	return rc;
+}
+
+static void describe_result_release(struct describe_result *r)
+{
+	analyze_dist_release(&r->d);
+	analyze_graph_release(&r->g);
+	topo_free(r->t);
+}
+
+static int topo_describe_main(int argc, char **argv)
+{
+	const char *cmd = "topo describe";
+	struct describe_opts o = {.seed = 1, .mode = ANALYZE_DIST_AUTO};
+	struct describe_result r;
+	struct nl_err err = {0};
+	int status, rc;
+
+	memset(&r, 0, sizeof r);
+	if ((status = describe_parse_args(cmd, argc, argv, &o)) != CLI_OK)
+		return status;
+	if (o.is_help) {
+		fputs(describe_usage, stdout);
+		return CLI_OK;
+	}
+	if ((status = describe_check_opts(cmd, &o)) != CLI_OK)
+		return status;
+	if (describe_analyze(cmd, &o, &r, &err) < 0) {
+		describe_result_release(&r);
+		return cli_report(&err);
+	}
+	rc = describe_write(&o, &r, &err);
+	describe_result_release(&r);
 	/* The analysis is done: a result that cannot be written now is the
 	 * work failing, 1. */
 	return rc < 0 ? cli_report_unwritten("--output", o.output, &err) : CLI_OK;
-fail:
-	analyze_dist_release(&r.d);
-	analyze_graph_release(&r.g);
-	topo_free(r.t);
-	return cli_report(&err);
 }
 
 /* Puts the rendered export in place (out_stream_commit: the last flush,
