@@ -238,7 +238,23 @@ static int cli_interfere_check_jobs(const char *workload, const struct cli_file 
 	return rc;
 }
 
-int cli_interfere_main(int argc, char **argv)
+/* One 'netloom interfere': its options and the files it reads. */
+struct cli_interfere_opts {
+	const char **sets;       /* -s K=V, in order (argc of room) */
+	size_t n_sets;
+	struct cli_file *files;  /* what it reads: WORKLOAD first, then each -c file (argc + 1 of room) */
+	size_t n_files;          /* -c files, after files[0] */
+	const char *workload;    /* WORKLOAD */
+	const char *json_out;    /* --json; NULL: none */
+	const char *plot;        /* --plot; NULL: none */
+	uint64_t top;            /* --top: colliding links listed */
+	bool is_help;            /* --help: the usage was printed, nothing else to do */
+};
+
+/* Read the command line into *o, each -c file into sim as it comes (so a
+ * file before --help is read, and a bad one stops the options there), then
+ * the -s keys. The status: CLI_OK, or a refusal said. */
+static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_interfere_opts *o)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
@@ -247,114 +263,99 @@ int cli_interfere_main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct nl_err err = {0};
-	const char **sets = calloc((size_t)argc, sizeof *sets), *json_out = NULL, *plot = NULL;
-	/* What it reads: WORKLOAD first, then each -c file. */
-	struct cli_file *files = calloc((size_t)argc + 1, sizeof *files);
-	size_t n_sets = 0, n_files = 0;
-	uint64_t top = 10;
-	nl_sim *sim = NULL;
-	json_t *doc = NULL;
-	int status = CLI_OK, ch, rc = 0;
 	struct cli_seen seen = {.repeatable = "cs"}; /* -c and -s are taken several times */
-	if (!sets || !files || nl_sim_new(&sim, &err) < 0) {
-		free(sets);
-		free(files);
-		return cli_report(&err);
-	}
+	int ch, rc = 0;
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
-		if (cli_value_once("interfere", longopts, &seen, ch)) {
-			status = CLI_USAGE;
-			goto out;
-		}
+		if (cli_value_once("interfere", longopts, &seen, ch))
+			return CLI_USAGE;
 		switch (ch) {
 		case 'c':
-			files[++n_files] = (struct cli_file){"-c", optarg};
+			o->files[++o->n_files] = (struct cli_file){"-c", optarg};
 			rc = nl_sim_load_file(sim, optarg, &err);
 			cli_config_hint(optarg, rc, &err);
 			if (rc == 0)
 				cli_warn_config_empty("interfere", session_config(sim), optarg);
 			break;
 		case 's':
-			sets[n_sets++] = optarg;
+			o->sets[o->n_sets++] = optarg;
 			break;
 		case 'J':
-			if (cli_output_file_once("interfere", "--json", &json_out, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
+			if (cli_output_file_once("interfere", "--json", &o->json_out, optarg))
+				return CLI_USAGE;
 			break;
 		case 'P':
-			if (cli_output_file_once("interfere", "--plot", &plot, optarg)) {
-				status = CLI_USAGE;
-				goto out;
-			}
+			if (cli_output_file_once("interfere", "--plot", &o->plot, optarg))
+				return CLI_USAGE;
 			break;
 		case 'T':
-			if (cli_parse_u64("interfere", "--top", optarg, 1, 100000, &top) != 0) {
-				status = CLI_USAGE;
-				goto out;
-			}
+			if (cli_parse_u64("interfere", "--top", optarg, 1, 100000, &o->top) != 0)
+				return CLI_USAGE;
 			break;
 		case 'h':
 			cli_interfere_usage(stdout);
-			goto out;
-		default:
-			status = cli_getopt_error("interfere", argv, longopts, ch);
-			goto out;
+			o->is_help = true;
+			return CLI_OK;
+		default: return cli_getopt_error("interfere", argv, longopts, ch);
 		}
 	}
-	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = cli_session_set(sim, sets[i], &err);
-	if (rc < 0) {
-		status = cli_report(&err);
-		goto out;
-	}
-	if (optind >= argc) {
-		status = cli_usage_error("interfere", "missing WORKLOAD (see 'netloom interfere --help')");
-		goto out;
-	}
-	if (optind + 1 < argc) {
-		status = cli_usage_error("interfere", "unexpected argument '%s' after WORKLOAD", argv[optind + 1]);
-		goto out;
-	}
-	const char *workload = argv[optind];
-	/* Every job is a replay on one backend: the keys a replay does not
-	 * read change nothing here either. */
-	cli_warn_unread_replay("interfere", session_config(sim), sets, n_sets);
-	/* And a job's placement keys its placement does not read (a seed
-	 * under contiguous moved no rank, silently). */
+	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
+		rc = cli_session_set(sim, o->sets[i], &err);
+	if (rc < 0)
+		return cli_report(&err);
+	if (optind >= argc)
+		return cli_usage_error("interfere", "missing WORKLOAD (see 'netloom interfere --help')");
+	if (optind + 1 < argc)
+		return cli_usage_error("interfere", "unexpected argument '%s' after WORKLOAD", argv[optind + 1]);
+	o->workload = argv[optind];
+	o->files[0] = (struct cli_file){"WORKLOAD", o->workload};
+	return CLI_OK;
+}
+
+/* Warn of keys nothing reads: every job is a replay on one backend, so
+ * the keys a replay does not read change nothing here either; and a job's
+ * placement keys its placement does not read (a seed under contiguous
+ * moved no rank, silently). */
+static void cli_interfere_warn_inputs(nl_sim *sim, const struct cli_interfere_opts *o)
+{
+	cli_warn_unread_replay("interfere", session_config(sim), o->sets, o->n_sets);
 	struct place_workload jobs;
-	if (cli_interfere_read_jobs(workload, &jobs)) {
-		cli_warn_unread_jobs("interfere", workload, &jobs);
+	if (cli_interfere_read_jobs(o->workload, &jobs)) {
+		cli_warn_unread_jobs("interfere", o->workload, &jobs);
 		place_workload_release(&jobs);
 	}
-	/* Outputs that cannot be written fail before the replays, which
-	 * take minutes on a flit study, not after them; so do two outputs
-	 * naming one file (the plot would silently replace the JSON) and an
-	 * output naming an input (WORKLOAD, a -c file), which it would
-	 * replace. */
-	files[0] = (struct cli_file){"WORKLOAD", workload};
-	struct cli_file outs[] = {{"--json", json_out}, {"--plot", plot}};
-	if (cli_check_files(files, n_files + 1, outs, 2, &err) < 0 ||
-	    cli_interfere_check_jobs(workload, outs, 2, &err) < 0 ||
-	    cli_check_config_files(session_config(sim), outs, 2, &err) < 0) {
-		status = cli_usage_error("interfere", "%s", err.msg);
-		goto out;
-	}
-	if ((json_out && cli_check_output("--json", json_out, &err) < 0) ||
-	    (plot && cli_check_output("--plot", plot, &err) < 0)) {
-		status = cli_report(&err);
-		goto out;
-	}
+}
+
+/* Outputs that cannot be written fail before the replays, which take
+ * minutes on a flit study, not after them; so do two outputs naming one
+ * file (the plot would silently replace the JSON) and an output naming an
+ * input (WORKLOAD, a -c file, a job's trace), which it would replace. The
+ * status: CLI_OK, or a refusal said. */
+static int cli_interfere_check_outputs(nl_sim *sim, const struct cli_interfere_opts *o)
+{
+	struct nl_err err = {0};
+	struct cli_file outs[] = {{"--json", o->json_out}, {"--plot", o->plot}};
+	if (cli_check_files(o->files, o->n_files + 1, outs, 2, &err) < 0 ||
+	    cli_interfere_check_jobs(o->workload, outs, 2, &err) < 0 ||
+	    cli_check_config_files(session_config(sim), outs, 2, &err) < 0)
+		return cli_usage_error("interfere", "%s", err.msg);
+	if ((o->json_out && cli_check_output("--json", o->json_out, &err) < 0) ||
+	    (o->plot && cli_check_output("--plot", o->plot, &err) < 0))
+		return cli_report(&err);
 	/* A TMPDIR that cannot take --plot - failed after the replays
 	 * (exit 3), not before them. */
-	if (plot && cli_probe_staging(plot, &err) < 0) {
+	if (o->plot && cli_probe_staging(o->plot, &err) < 0) {
 		nl_err_prefix(&err, "--plot");
-		status = cli_report(&err);
-		goto out;
+		return cli_report(&err);
 	}
+	return CLI_OK;
+}
+
+/* The jobs alone and together (session_interfere), their results in *doc,
+ * with a progress line. 0 or a negative NL_E* code. */
+static int cli_interfere_run(nl_sim *sim, const struct cli_interfere_opts *o, json_t **doc, struct nl_err *err)
+{
 	/* The chart's temporary files, and a foreign trace's streams while
 	 * it is converted, are removed by SIGINT/SIGTERM (core/output.h). */
 	out_signals_catch();
@@ -362,45 +363,77 @@ int cli_interfere_main(int argc, char **argv)
 	progress_init(&prog, "interfere");
 	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,
 					    .open_trace = cli_interfere_open,
-					    .top_links = (uint32_t)top};
-	rc = session_interfere(sim, workload, &io, &doc, &err);
+					    .top_links = (uint32_t)o->top};
+	int rc = session_interfere(sim, o->workload, &io, doc, err);
 	progress_done(&prog);
-	if (rc < 0) {
-		status = cli_report(&err);
-		goto out;
-	}
+	return rc;
+}
+
+/* The results out: the table on stdout, --json, --plot, in that order. The
+ * status: CLI_OK, CLI_INTERFERE_NO_PLOT, or 1 for a JSON lost. */
+static int cli_interfere_report(const struct cli_interfere_opts *o, json_t *doc)
+{
+	struct nl_err err = {0};
+	int status = CLI_OK;
 	/* A document on stdout ('-', as layout --svg - and replay --json -)
 	 * takes the table's place. */
-	bool is_stdout = (json_out && !strcmp(json_out, "-")) || (plot && !strcmp(plot, "-"));
+	bool is_stdout = (o->json_out && !strcmp(o->json_out, "-")) || (o->plot && !strcmp(o->plot, "-"));
 	if (!is_stdout)
-		cli_interfere_table(stdout, doc, workload);
+		cli_interfere_table(stdout, doc, o->workload);
 	/* Its path was checked before the replays: a JSON that fails now (a
 	 * full disk) is the work failing, 1, not bad input, with the table
 	 * already on stdout (as run's, docs/results.md). */
 	/* A JSON that failed does not take the chart with it (it was left
 	 * undrawn without a word): drawn, then the JSON's line, status 1. */
 	struct nl_err json_err = {0};
-	bool is_unwritten = json_out && out_write_json(json_out, doc, &json_err) < 0;
+	bool is_unwritten = o->json_out && out_write_json(o->json_out, doc, &json_err) < 0;
 	/* The results are out (table, JSON): a plot that cannot be drawn is
 	 * a status of its own, not 2, which says nothing was written. Its
 	 * line says which were: the table unless a document took stdout, the
 	 * JSON with --json (it said 'the table and JSON' with neither). */
-	const bool has_json = json_out && !is_unwritten;
+	const bool has_json = o->json_out && !is_unwritten;
 	const char *written = "nothing was written";
 	if (!is_stdout)
 		written = has_json ? "the table and JSON were written" : "the table was written";
 	else if (has_json)
 		written = "the JSON was written";
-	if (plot && cli_interfere_plot(doc, plot, written, &err) < 0) {
+	if (o->plot && cli_interfere_plot(doc, o->plot, written, &err) < 0) {
 		cli_report(&err);
 		status = CLI_INTERFERE_NO_PLOT;
 	}
 	if (is_unwritten)
-		status = cli_report_unwritten("--json", json_out, &json_err);
+		status = cli_report_unwritten("--json", o->json_out, &json_err);
+	return status;
+}
+
+int cli_interfere_main(int argc, char **argv)
+{
+	struct nl_err err = {0};
+	struct cli_interfere_opts o = {.top = 10};
+	nl_sim *sim = NULL;
+	json_t *doc = NULL;
+	int status;
+	o.sets = calloc((size_t)argc, sizeof *o.sets);
+	o.files = calloc((size_t)argc + 1, sizeof *o.files);
+	if (!o.sets || !o.files || nl_sim_new(&sim, &err) < 0) {
+		free(o.sets);
+		free(o.files);
+		return cli_report(&err);
+	}
+	if ((status = cli_interfere_args(argc, argv, sim, &o)) != CLI_OK || o.is_help)
+		goto out;
+	cli_interfere_warn_inputs(sim, &o);
+	if ((status = cli_interfere_check_outputs(sim, &o)) != CLI_OK)
+		goto out;
+	if (cli_interfere_run(sim, &o, &doc, &err) < 0) {
+		status = cli_report(&err);
+		goto out;
+	}
+	status = cli_interfere_report(&o, doc);
 out:
 	json_decref(doc);
 	nl_sim_free(sim);
-	free(sets);
-	free(files);
+	free(o.sets);
+	free(o.files);
 	return status;
 }
