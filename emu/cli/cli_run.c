@@ -146,101 +146,121 @@ static bool run_twice(const char *cmd, const char *a, const struct run_opts *o)
 	return seen;
 }
 
-/* Returns 0, an exit status after a usage error, or -1 for --help (the
- * caller prints it: run_help). */
-static int run_parse(int argc, char **argv, struct run_opts *o)
+/* Their names, for abbreviations (cli_long_expand) and unknown options. */
+static const struct option run_longopts[] = {
+	{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+	{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
+	{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+static const struct option sweep_longopts[] = {
+	{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+	{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
+	{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
+	{"rates", required_argument, NULL, 'r'},  {"continue", no_argument, NULL, 'k'},
+	{"spread", required_argument, NULL, 'S'}, {"plot", required_argument, NULL, 'P'},
+	{NULL, 0, NULL, 0},
+};
+
+/* sweep's options given to run ('run --plot c.svg', from docs/results.md's
+ * chart) were unknown options like any word: refused naming sweep. 0, or
+ * the exit status of the refusal said. */
+static int run_refuse_sweep_only(const char *cmd, const char *a)
 {
-	/* Their names, for abbreviations (cli_long_expand). */
-	static const struct option run_longopts[] = {
-		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
-		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
-		{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	static const struct option sweep_longopts[] = {
-		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
-		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
-		{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
-		{"rates", required_argument, NULL, 'r'},  {"continue", no_argument, NULL, 'k'},
-		{"spread", required_argument, NULL, 'S'}, {"plot", required_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0},
-	};
+	static const char *const sweep_only[] = {"--rates", "--continue", "--spread", "--plot", NULL};
+	if (!strcmp(cmd, "sweep"))
+		return 0;
+	size_t n = strcspn(a, "=");
+	for (int k = 0; sweep_only[k]; k++)
+		if (strlen(sweep_only[k]) == n && !strncmp(a, sweep_only[k], n))
+			return cli_usage_error(cmd, "option '%s' is sweep's, not run's (run simulates one "
+						    "rate); expected 'netloom sweep --rates A:B:STEP' "
+						    "with it (see 'netloom sweep --help')",
+					       sweep_only[k]);
+	return 0;
+}
+
+/* One option of run's or sweep's own at argv[*i] (not -c or -s), its value
+ * taken from after '=' or from the next word (*i then moves on to it).
+ * Returns 0, an exit status after a usage error, or -1 for --help. */
+static int run_parse_option(int argc, char **argv, int *i, struct run_opts *o)
+{
+	const char *cmd = o->cmd, *a = argv[*i];
+	/* --json=FILE, --rates=A:B:S, --spread=X: the form getopt's long
+	 * options (and --config=/--set= here) take. */
+	static const char *const run_flags[] = {"--csv", "--reproducible", "--help", NULL};
+	static const char *const sweep_flags[] = {"--csv", "--reproducible", "--help", "--continue", NULL};
+	static const char *const run_valued[] = {"--json", NULL};
+	static const char *const sweep_valued[] = {"--json", "--rates", "--spread", "--plot", NULL};
+	char name[16];
+	const char *inl = NULL;
+	int split = cli_split_long_value(cmd, a, strcmp(cmd, "sweep") ? run_flags : sweep_flags,
+					 strcmp(cmd, "sweep") ? run_valued : sweep_valued, name, sizeof name, &inl);
+	if (split == CLI_USAGE)
+		return CLI_USAGE;
+	if (split)
+		a = name;
+#define RUN_VALUE() (inl ? inl : argv[++*i])
+#define RUN_HAS_VALUE() (inl || *i + 1 < argc)
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		return -1;
+	} else if (run_twice(cmd, a, o)) {
+		return CLI_USAGE;
+	} else if (!strcmp(a, "--json") && RUN_HAS_VALUE()) {
+		/* Refused as read when an option: 'run --json -c x.ini'
+		 * blamed 'x.ini' ("unknown option 'x.ini'"). */
+		if (cli_output_file_once(cmd, "--json", &o->json_path, RUN_VALUE()))
+			return CLI_USAGE;
+	} else if (!strcmp(a, "--csv")) {
+		o->csv = true;
+	} else if (!strcmp(a, "--reproducible")) {
+		o->reproducible = true;
+	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && RUN_HAS_VALUE()) {
+		o->rates = RUN_VALUE();
+	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--plot") && RUN_HAS_VALUE()) {
+		if (cli_output_file_once(cmd, "--plot", &o->plot_path, RUN_VALUE()))
+			return CLI_USAGE;
+	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
+		o->keep_going = true;
+	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && RUN_HAS_VALUE()) {
+		const char *v = RUN_VALUE();
+		o->spread_set = true;
+		if (!strcmp(v, "points"))
+			o->spread = SESSION_SPREAD_POINTS;
+		else if (!strcmp(v, "network"))
+			o->spread = SESSION_SPREAD_NETWORK;
+		else
+			return cli_usage_error(cmd, "--spread '%s': expected network or points", v);
+	} else if (!strcmp(a, "--json") ||
+		   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread") || !strcmp(a, "--plot")))) {
+		return cli_usage_error(cmd, "option '%s' needs a value", a);
+	} else {
+		return cli_unknown_arg(cmd, argv[*i], strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, false);
+	}
+#undef RUN_VALUE
+#undef RUN_HAS_VALUE
+	return 0;
+}
+
+/* The command line into *o: -c and -s (cli_cfg_opt), then run's or
+ * sweep's own options; an empty output name refused. Returns 0, an exit
+ * status after a usage error, or -1 for --help. */
+static int run_parse_args(int argc, char **argv, struct run_opts *o)
+{
 	const char *cmd = o->cmd = argv[0];
 	if (cli_long_expand(&o->cfg, cmd, strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, "c:s:h", argc, argv))
 		return CLI_USAGE;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
 		int c = cli_cfg_opt(&o->cfg, cmd, argc, argv, &i);
 		if (c < 0)
 			return -c;
 		if (c > 0)
 			continue;
-		/* sweep's options given to run ('run --plot c.svg', from
-		 * docs/results.md's chart) were unknown options like any word. */
-		static const char *const sweep_only[] = {"--rates", "--continue", "--spread", "--plot", NULL};
-		if (strcmp(cmd, "sweep")) {
-			size_t n = strcspn(a, "=");
-			for (int k = 0; sweep_only[k]; k++)
-				if (strlen(sweep_only[k]) == n && !strncmp(a, sweep_only[k], n))
-					return cli_usage_error(cmd, "option '%s' is sweep's, not run's (run simulates one "
-								    "rate); expected 'netloom sweep --rates A:B:STEP' "
-								    "with it (see 'netloom sweep --help')",
-							       sweep_only[k]);
-		}
-		/* --json=FILE, --rates=A:B:S, --spread=X: the form getopt's long
-		 * options (and --config=/--set= here) take. */
-		static const char *const run_flags[] = {"--csv", "--reproducible", "--help", NULL};
-		static const char *const sweep_flags[] = {"--csv", "--reproducible", "--help", "--continue", NULL};
-		static const char *const run_valued[] = {"--json", NULL};
-		static const char *const sweep_valued[] = {"--json", "--rates", "--spread", "--plot", NULL};
-		char name[16];
-		const char *inl = NULL;
-		int split = cli_split_long_value(cmd, a, strcmp(cmd, "sweep") ? run_flags : sweep_flags,
-						 strcmp(cmd, "sweep") ? run_valued : sweep_valued, name,
-						 sizeof name, &inl);
-		if (split == CLI_USAGE)
-			return CLI_USAGE;
-		if (split)
-			a = name;
-#define RUN_VALUE() (inl ? inl : argv[++i])
-#define RUN_HAS_VALUE() (inl || i + 1 < argc)
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			return -1;
-		} else if (run_twice(cmd, a, o)) {
-			return CLI_USAGE;
-		} else if (!strcmp(a, "--json") && RUN_HAS_VALUE()) {
-			/* Refused as read when an option: 'run --json -c x.ini'
-			 * blamed 'x.ini' ("unknown option 'x.ini'"). */
-			if (cli_output_file_once(cmd, "--json", &o->json_path, RUN_VALUE()))
-				return CLI_USAGE;
-		} else if (!strcmp(a, "--csv")) {
-			o->csv = true;
-		} else if (!strcmp(a, "--reproducible")) {
-			o->reproducible = true;
-		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && RUN_HAS_VALUE()) {
-			o->rates = RUN_VALUE();
-		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--plot") && RUN_HAS_VALUE()) {
-			if (cli_output_file_once(cmd, "--plot", &o->plot_path, RUN_VALUE()))
-				return CLI_USAGE;
-		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
-			o->keep_going = true;
-		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && RUN_HAS_VALUE()) {
-			const char *v = RUN_VALUE();
-			o->spread_set = true;
-			if (!strcmp(v, "points"))
-				o->spread = SESSION_SPREAD_POINTS;
-			else if (!strcmp(v, "network"))
-				o->spread = SESSION_SPREAD_NETWORK;
-			else
-				return cli_usage_error(cmd, "--spread '%s': expected network or points", v);
-		} else if (!strcmp(a, "--json") ||
-			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread") || !strcmp(a, "--plot")))) {
-			return cli_usage_error(cmd, "option '%s' needs a value", a);
-		} else {
-			return cli_unknown_arg(cmd, argv[i], strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, false);
-		}
-#undef RUN_VALUE
-#undef RUN_HAS_VALUE
+		int rc = run_refuse_sweep_only(cmd, argv[i]);
+		if (rc == 0)
+			rc = run_parse_option(argc, argv, &i, o);
+		if (rc != 0)
+			return rc;
 	}
 	if (o->json_path && !o->json_path[0])
 		return cli_usage_error(cmd, "--json '': empty file name; expected a file to write, or '-' for standard "
@@ -248,11 +268,21 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (o->plot_path && !o->plot_path[0])
 		return cli_usage_error(cmd, "--plot '': empty file name; expected a file to write, or '-' for standard "
 				       "output");
-	if (!strcmp(cmd, "sweep") && !o->rates)
+	return 0;
+}
+
+/* sweep's --rates A:B:STEP, required, into o->a, o->b, o->step. 0, or the
+ * exit status of the refusal said. */
+static int run_check_rates(struct run_opts *o)
+{
+	const char *cmd = o->cmd;
+	if (strcmp(cmd, "sweep"))
+		return 0;
+	if (!o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
 	const char *bad = NULL;
 	int bad_len = 0;
-	int rates_bad = !strcmp(cmd, "sweep") ? sweep_parse_rates(o->rates, &o->a, &o->b, &o->step, &bad, &bad_len) : 0;
+	int rates_bad = sweep_parse_rates(o->rates, &o->a, &o->b, &o->step, &bad, &bad_len);
 	if (rates_bad == -3)
 		return cli_usage_error(cmd, "--rates '%s': '%.*s' is too small to represent (rounds to 0); expected 0 or "
 				       "at least 4.9e-324",
@@ -263,6 +293,14 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (rates_bad < 0)
 		return cli_usage_error(cmd, "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
 				       o->rates);
+	return 0;
+}
+
+/* The outputs against the inputs and each other, and what goes to stdout
+ * (o->table). 0, or the exit status of the refusal said. */
+static int run_check_outputs(struct run_opts *o)
+{
+	const char *cmd = o->cmd;
 	/* A --json or --plot naming the -c file would replace the
 	 * configuration; one naming the other would replace it. */
 	struct cli_file in = {"-c", o->cfg.config_path};
@@ -299,6 +337,18 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error(cmd, "--csv and --%s -: both on standard output; expected a file for --%s",
 				       json_stdout ? "json" : "plot", json_stdout ? "json" : "plot");
 	return 0;
+}
+
+/* Returns 0, an exit status after a usage error, or -1 for --help (the
+ * caller prints it: run_help). */
+static int run_parse(int argc, char **argv, struct run_opts *o)
+{
+	int rc = run_parse_args(argc, argv, o);
+	if (rc == 0)
+		rc = run_check_rates(o);
+	if (rc == 0)
+		rc = run_check_outputs(o);
+	return rc;
 }
 
 /* The session from -c FILE and -s key=value, in that order (the file
