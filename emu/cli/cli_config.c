@@ -190,16 +190,21 @@ static int config_from_booksim(const char *path, struct nl_err *err)
 	return n < 0 ? cli_report(err) : n > 0 ? 3 : CLI_OK;
 }
 
-int cli_config_main(int argc, char **argv)
-{
-	struct cli_cfg_opts o = {0};
-	struct config cfg;
-	struct nl_err err = {0};
-	const char *booksim = NULL;
-	bool keys = false, json = false, check = false;
-	const char *mode = NULL; /* the option that chose what to print */
-	int rc = CLI_OK;
+/* The options of 'netloom config', as given. */
+struct config_args {
+	struct cli_cfg_opts cfg; /* -c FILE, -s key=value */
+	const char *mode;        /* the option that chose what to print; NULL: --dump */
+	const char *booksim;     /* --from-booksim FILE */
+	bool keys;               /* --keys */
+	bool json;               /* --json */
+	bool check;              /* --check */
+	bool is_help;            /* --help: the usage was printed, nothing else to do */
+};
 
+/* The command line into *a (-c and -s by cli_cfg_opt, one mode option).
+ * The status: CLI_OK, or a refusal said. */
+static int config_parse_args(int argc, char **argv, struct config_args *a)
+{
 	/* Their names, for abbreviations (cli_long_expand). */
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
@@ -208,16 +213,13 @@ int cli_config_main(int argc, char **argv)
 		{"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	if (cli_long_expand(&o, "config", longopts, "c:s:h", argc, argv)) {
-		rc = CLI_USAGE;
-		goto out;
-	}
+	int rc;
+	if (cli_long_expand(&a->cfg, "config", longopts, "c:s:h", argc, argv))
+		return CLI_USAGE;
 	for (int i = 1; i < argc; i++) {
-		int c = cli_cfg_opt(&o, "config", argc, argv, &i);
-		if (c < 0) {
-			rc = -c;
-			goto out;
-		}
+		int c = cli_cfg_opt(&a->cfg, "config", argc, argv, &i);
+		if (c < 0)
+			return -c;
 		if (c > 0)
 			continue;
 		/* --from-booksim=FILE, the form getopt's long options take (and
@@ -227,91 +229,112 @@ int cli_config_main(int argc, char **argv)
 		char name[16];
 		const char *inl = NULL;
 		int split = cli_split_long_value("config", argv[i], flags, valued, name, sizeof name, &inl);
-		if (split == CLI_USAGE) {
-			rc = CLI_USAGE;
-			goto out;
-		}
+		if (split == CLI_USAGE)
+			return CLI_USAGE;
 		if (split) {
-			if ((rc = config_mode(&mode, "--from-booksim"))) /* valued's one; mode outlives name */
-				goto out;
-			booksim = inl;
+			if ((rc = config_mode(&a->mode, "--from-booksim"))) /* valued's one; mode outlives name */
+				return rc;
+			a->booksim = inl;
 			continue;
 		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			config_usage(stdout);
-			goto out;
+			a->is_help = true;
+			return CLI_OK;
 		} else if (!strcmp(argv[i], "--dump") || !strcmp(argv[i], "--json") || !strcmp(argv[i], "--keys") ||
 			   !strcmp(argv[i], "--check") || (!strcmp(argv[i], "--from-booksim") && i + 1 < argc)) {
-			if ((rc = config_mode(&mode, argv[i])))
-				goto out;
-			json = !strcmp(argv[i], "--json");
-			keys = !strcmp(argv[i], "--keys");
-			check = !strcmp(argv[i], "--check");
+			if ((rc = config_mode(&a->mode, argv[i])))
+				return rc;
+			a->json = !strcmp(argv[i], "--json");
+			a->keys = !strcmp(argv[i], "--keys");
+			a->check = !strcmp(argv[i], "--check");
 			if (!strcmp(argv[i], "--from-booksim"))
-				booksim = argv[++i];
+				a->booksim = argv[++i];
 		} else if (!strcmp(argv[i], "--from-booksim")) {
-			rc = cli_usage_error("config", "option '--from-booksim' needs a value");
-			goto out;
+			return cli_usage_error("config", "option '--from-booksim' needs a value");
 		} else {
-			rc = cli_unknown_arg("config", argv[i], longopts, true);
-			goto out;
+			return cli_unknown_arg("config", argv[i], longopts, true);
 		}
 	}
+	return CLI_OK;
+}
+
+/* -c and -s where the mode reads no configuration, refused rather than
+ * read and ignored. The status: CLI_OK, or the refusal said. */
+static int config_refuse_unapplied(const struct config_args *a)
+{
+	const struct cli_cfg_opts *o = &a->cfg;
 	/* The conversion reads the BookSim file alone: an override would
 	 * not be in the INI it writes. */
-	if (booksim && (o.config_path || o.n_sets)) {
-		rc = cli_usage_error("config", "--from-booksim converts its file alone: '%s' does not apply (apply it to "
-					       "the INI written: netloom config -c FILE.ini -s ...)",
-				     o.config_path ? "-c" : "-s");
-		goto out;
-	}
+	if (a->booksim && (o->config_path || o->n_sets))
+		return cli_usage_error("config", "--from-booksim converts its file alone: '%s' does not apply (apply it to "
+						 "the INI written: netloom config -c FILE.ini -s ...)",
+				       o->config_path ? "-c" : "-s");
 	/* --keys prints each key's own default, range and meaning: a file
 	 * or an override was read, then ignored, silently. */
-	if (keys && (o.config_path || o.n_sets)) {
-		rc = cli_usage_error("config", "--keys lists every key's own default: '%s' does not apply (the values a "
-					       "configuration resolves to: netloom config -c FILE -s ...)",
-				     o.config_path ? "-c" : "-s");
-		goto out;
-	}
-	if (booksim) {
-		rc = config_from_booksim(booksim, &err);
-		goto out;
-	}
-	if (check) {
-		rc = config_check(&o, &err);
-		goto out;
+	if (a->keys && (o->config_path || o->n_sets))
+		return cli_usage_error("config", "--keys lists every key's own default: '%s' does not apply (the values a "
+						 "configuration resolves to: netloom config -c FILE -s ...)",
+				       o->config_path ? "-c" : "-s");
+	return CLI_OK;
+}
+
+/* --dump (the default), --json, --keys: the configuration resolved from -c
+ * and -s, or the keys, on stdout. The exit status. */
+static int config_print(struct config_args *a, struct nl_err *err)
+{
+	struct cli_cfg_opts *o = &a->cfg;
+	struct config cfg;
+	int rc = CLI_OK;
+	/* --dump and --json check the specs as a run would refuse them
+	 * (parsed, not built): 'config -c FILE' is how a file is checked. */
+	o->empty_warn_cmd = "config";
+	if (cli_cfg_load(&cfg, o, err) < 0) {
+		rc = cli_report(err);
+		config_release(&cfg);
+		return rc;
 	}
 	/* The routing a run would use: the key's own default, dor, does not
 	 * run on most families, so a dump of a hyperx configuration did not
 	 * load back to one that runs. */
-	/* --dump and --json check the specs as a run would refuse them
-	 * (parsed, not built): 'config -c FILE' is how a file is checked. */
-	o.empty_warn_cmd = "config";
-	if (cli_cfg_load(&cfg, &o, &err) < 0) {
-		rc = cli_report(&err);
+	if (!a->keys && (session_config_pick_routing(&cfg, err) < 0 || session_config_check(&cfg, err) < 0)) {
+		cli_config_spec_hint(o->config_path, err);
+		rc = cli_report(err);
 		config_release(&cfg);
-		goto out;
+		return rc;
 	}
-	if (!keys && (session_config_pick_routing(&cfg, &err) < 0 || session_config_check(&cfg, &err) < 0)) {
-		cli_config_spec_hint(o.config_path, &err);
-		rc = cli_report(&err);
-		config_release(&cfg);
-		goto out;
-	}
-	if (keys) {
+	if (a->keys) {
 		config_print_keys(&cfg, stdout);
-	} else if (json) {
+	} else if (a->json) {
 		json_t *j = config_to_json(&cfg);
 		char *s = j ? out_json_string(j) : NULL;
 		if (s)
 			printf("%s\n", s);
 		free(s);
 		json_decref(j);
-	} else if (config_dump_ini(&cfg, stdout, &err) < 0) {
-		rc = cli_report(&err);
+	} else if (config_dump_ini(&cfg, stdout, err) < 0) {
+		rc = cli_report(err);
 	}
 	config_release(&cfg);
+	return rc;
+}
+
+int cli_config_main(int argc, char **argv)
+{
+	struct config_args a = {0};
+	struct nl_err err = {0};
+	int rc = config_parse_args(argc, argv, &a);
+	if (rc != CLI_OK || a.is_help)
+		goto out;
+	if ((rc = config_refuse_unapplied(&a)) != CLI_OK)
+		goto out;
+	if (a.booksim)
+		rc = config_from_booksim(a.booksim, &err);
+	else if (a.check)
+		rc = config_check(&a.cfg, &err);
+	else
+		rc = config_print(&a, &err);
 out:
-	cli_cfg_opts_release(&o);
+	cli_cfg_opts_release(&a.cfg);
 	return rc;
 }
