@@ -475,10 +475,12 @@ static int replay_output_once(const char *opt, const char **slot, const char *va
 	return 0;
 }
 
-/* Parse the line into *o; the configuration is loaded into a first
- * session *sim as the options come, so a bad file is reported first. */
-static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err,
-			   bool *help)
+/* The options into *o, the configuration loaded into a first session
+ * *sim as they come, so a bad file is reported first; then the -s keys
+ * (files first, then -s, whatever their order on the line) and TRACE.
+ * --help stops there, *help set. */
+static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err,
+			    bool *help)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
@@ -487,7 +489,6 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		{"otf2", required_argument, NULL, 'O'},     {"svg", required_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	/* Files first, then -s, whatever their order on the line. */
 	o->sets = calloc((size_t)argc, sizeof *o->sets);
 	o->files = calloc((size_t)argc, sizeof *o->files);
 	o->files_empty = calloc((size_t)argc, sizeof *o->files_empty);
@@ -551,17 +552,29 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	if (optind + 1 < argc)
 		return nl_errf(err, NL_EINVAL, "unexpected argument '%s' after TRACE", argv[optind + 1]);
 	o->trace = argv[optind];
+	return 0;
+}
+
+/* Options that cannot go together: --csv with a document on stdout, a
+ * placement_map beside another placement, --topology with the key. */
+static int cli_replay_check_opts(const struct cli_replay_opts *o, nl_sim *sim, struct nl_err *err)
+{
 	if (o->csv && o->json && !strcmp(o->json, "-"))
 		return nl_errf(err, NL_EINVAL, "--csv and --json -: both on standard output; expected a file for --json");
 	if (o->csv && o->svg && !strcmp(o->svg, "-"))
 		return nl_errf(err, NL_EINVAL, "--csv and --svg -: both on standard output; expected a file for --svg");
 	/* Replay's one job: a map beside another placement is never read. */
-	NL_CHECK(cli_check_placement_map(session_config(*sim), err));
-	if (o->n_topos && config_get(session_config(*sim), "topology"))
+	NL_CHECK(cli_check_placement_map(session_config(sim), err));
+	if (o->n_topos && config_get(session_config(sim), "topology"))
 		return nl_errf(err, NL_EINVAL, "--topology and the key 'topology' both name the network; "
 			       "give one of them");
-	/* An output that is an input (the trace, a -c file) would replace
-	 * it, and two outputs naming one file would replace each other. */
+	return 0;
+}
+
+/* An output that is an input (the trace, a -c file) would replace it,
+ * and two outputs naming one file would replace each other. */
+static int cli_replay_check_same_files(const struct cli_replay_opts *o, nl_sim *sim, struct nl_err *err)
+{
 	struct cli_file out[] = {{"--json", o->json}, {"--svg", o->svg}, {"--otf2", o->otf2}};
 	struct cli_file *in = calloc(o->n_files + 1, sizeof *in);
 	if (!in)
@@ -569,7 +582,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	in[0] = (struct cli_file){"TRACE", o->trace};
 	for (size_t i = 0; i < o->n_files; i++)
 		in[i + 1] = (struct cli_file){"-c", o->files[i]};
-	rc = cli_check_files(in, o->n_files + 1, out, sizeof out / sizeof out[0], err);
+	int rc = cli_check_files(in, o->n_files + 1, out, sizeof out / sizeof out[0], err);
 	free(in);
 	/* So would one naming a file a foreign TRACE reads besides itself
 	 * (a DUMPI rank file), which the conversion reads first. */
@@ -579,15 +592,20 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	 * topology=graph:file=g.txt, placement_map, calibration) or a
 	 * --topology SPEC reads. */
 	if (rc == 0)
-		rc = cli_check_config_files(session_config(*sim), out, sizeof out / sizeof out[0], err);
+		rc = cli_check_config_files(session_config(sim), out, sizeof out / sizeof out[0], err);
 	for (size_t i = 0; rc == 0 && i < o->n_topos; i++)
 		rc = cli_check_spec_files(o->topos[i], out, sizeof out / sizeof out[0], err);
 	if (rc < 0)
 		return nl_err_prefix(err, "replay");
-	/* Outputs written at the end: a path that cannot be written fails
-	 * now, not after a replay of minutes. Under a launcher of several
-	 * ranks only rank 0 writes them (cli_replay_mpi_open): another node
-	 * need not have their folder, as for run and sweep. */
+	return 0;
+}
+
+/* Outputs written at the end: a path that cannot be written fails now,
+ * not after a replay of minutes. Under a launcher of several ranks only
+ * rank 0 writes them (cli_replay_mpi_open): another node need not have
+ * their folder, as for run and sweep. */
+static int cli_replay_check_writable(const struct cli_replay_opts *o, struct nl_err *err)
+{
 	uint32_t rank, size;
 	if (net_mpi_launched(&rank, &size) && size > 1 && rank != 0)
 		return 0;
@@ -598,6 +616,21 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	if (o->otf2)
 		NL_CHECK(cli_check_otf2_dir(o->otf2, err));
 	return 0;
+}
+
+/* Parse the line into *o (cli_replay_parse, which loads the
+ * configuration into a first session *sim), then check it before any
+ * work: options that cannot go together, outputs that would replace an
+ * input or each other, outputs that cannot be written. */
+static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err,
+			   bool *help)
+{
+	int rc = cli_replay_parse(argc, argv, sim, o, err, help);
+	if (rc < 0 || *help)
+		return rc;
+	NL_CHECK(cli_replay_check_opts(o, *sim, err));
+	NL_CHECK(cli_replay_check_same_files(o, *sim, err));
+	return cli_replay_check_writable(o, err);
 }
 
 /* One replay of the trace on one network: a session each. */
