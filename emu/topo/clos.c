@@ -80,6 +80,32 @@ static const char *clos_vec_text(char *buf, size_t cap, const struct param_vec *
 	return buf;
 }
 
+/* n past the tree's capacity, cap = r x the down ports of every level
+ * below the core: taper= and down= set those as l and r do, so the
+ * message names them (it blamed "3 levels of radix-16 switches", which
+ * serve 1,024 untapered, for down=4's 256). */
+static int clos_capacity_error(struct topo *t, const struct clos_params *pr, const uint32_t *down, uint64_t cap,
+			       bool is_shaped, struct nl_err *err)
+{
+	int L = (int)pr->l;
+	uint32_t R = (uint32_t)pr->r;
+	unsigned long long n = (unsigned long long)pr->n;
+	if (L == 1)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter 'n': %llu terminals need more than the %u ports of one radix-%u switch (l=1); "
+				 "expected n <= %u, another level or a larger r",
+				 n, R, R, R);
+	char product[128]; /* "16 x 4 x 4": at most 8 factors of 5 digits */
+	size_t used = (size_t)snprintf(product, sizeof product, "%u", R);
+	for (int l = 0; l + 1 < L && used < sizeof product; l++)
+		used += (size_t)snprintf(product + used, sizeof product - used, " x %u", down[l]);
+	return topo_errf(t, err, NL_ERANGE,
+			 "parameter 'n': %llu terminals need more than the %llu that %d levels of radix-%u switches serve "
+			 "(r x the down ports of each level below the core: %s); expected n <= %llu, another level%s",
+			 n, (unsigned long long)cap, L, R, product, (unsigned long long)cap,
+			 is_shaped ? ", a larger r or more down ports per level" : " or a larger r");
+}
+
 static int clos_build(struct topo *t, struct nl_err *err)
 {
 	struct clos_params *pr = t->params;
@@ -170,9 +196,7 @@ static int clos_build(struct topo *t, struct nl_err *err)
 	}
 	uint64_t n = (uint64_t)pr->n, blocks = n;
 	if (n > cap)
-		return topo_errf(t, err, NL_ERANGE,
-				 "parameter 'n': %llu terminals need more than the %llu that %d levels of radix-%u switches serve; add a level or raise r",
-				 (unsigned long long)n, (unsigned long long)cap, L, R);
+		return clos_capacity_error(t, pr, down, cap, explicit_ports || is_tapered, err);
 	for (int l = 0; l + 1 < L; l++)
 		blocks = (blocks + down[l] - 1) / down[l];
 	down[L - 1] = (uint32_t)blocks; /* the core: one link per level-(L-2) block */

@@ -147,7 +147,21 @@ static void test_clos_formulas(void)
 	}
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("clos:l=2,r=8,n=40", &t, &e), NL_ERANGE, &e,
-		  "topology 'clos': parameter 'n': 40 terminals need more than the 32 that 2 levels of radix-8 switches serve");
+		  "topology 'clos': parameter 'n': 40 terminals need more than the 32 that 2 levels of radix-8 switches serve "
+		  "(r x the down ports of each level below the core: 8 x 4); expected n <= 32, another level or a larger r");
+	/* The capacity is r x the down ports below the core, which down= and
+	 * taper= set too: it blamed "3 levels of radix-16 switches", which
+	 * serve 1,024 untapered, for down=4's 256, and said "1 levels". */
+	CHECK_ERR(topo_new("clos:l=3,r=16,n=300,down=4,up=10", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'n': 300 terminals need more than the 256 that 3 levels of radix-16 switches "
+		  "serve (r x the down ports of each level below the core: 16 x 4 x 4); expected n <= 256, another level, "
+		  "a larger r or more down ports per level");
+	CHECK_ERR(topo_new("clos:l=3,r=16,n=3000,taper=3", &t, &e), NL_ERANGE, &e,
+		  "that 3 levels of radix-16 switches serve (r x the down ports of each level below the core: 16 x 12 x "
+		  "12); expected n <= 2304, another level, a larger r or more down ports per level");
+	CHECK_ERR(topo_new("clos:l=1,r=8,n=9", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'n': 9 terminals need more than the 8 ports of one radix-8 switch (l=1); "
+		  "expected n <= 8, another level or a larger r");
 	CHECK_ERR(topo_new("clos:l=3,r=8,taper=1x1x1", &t, &e), NL_EINVAL, &e,
 		  "parameter 'taper' has 3 values; give one or l-1 = 2");
 	CHECK_ERR(topo_new("clos:l=3,r=8,taper=8", &t, &e), NL_ERANGE, &e,
