@@ -142,6 +142,17 @@ static int equality_unread(const char *spec, struct nl_err *err)
 		       spec);
 }
 
+/* equality_unread naming what is missing after a letter (at s): "N14K[...]"
+ * ("'K' is not followed by the network radix") or "N14[...]" (no K). */
+static int equality_unread_after(const char *spec, const char *s, const char *what, struct nl_err *err)
+{
+	bool is_letter = *s == 'K' || *s == 'k' || *s == 'P' || *s == 'p';
+	return nl_errf(err, NL_EFORMAT,
+		       "topology 'equality': cannot read '%s': '%.*s' is not followed by %s; expected "
+		       "N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)",
+		       spec, is_letter ? 1 : (int)(s - spec), is_letter ? s : spec, what);
+}
+
 /* The notation with its brackets swapped, "(S_A)[S_B]" at s: the lists
  * are in the paper's order, so the error names the spec with the brackets
  * the right way round (N14K6(-1,1,3,9)[4]: N14K6[-1,1,3,9](4)). Returns
@@ -205,17 +216,20 @@ static int equality_parse_alias(const char *spec, void *params, struct nl_err *e
 		return 0;
 	s++;
 	num[0] = s;
-	if (!(len[0] = equality_number(&s)) || (*s != 'K' && *s != 'k'))
-		return 0;
-	s++;
+	len[0] = equality_number(&s);
+	/* N<digits> then K, or a list: the notation, whose faults are named
+	 * (a K or P without its number was "unknown topology 'N14K[...]'"). */
+	if (*s != 'K' && *s != 'k')
+		return *s == '[' || *s == '(' ? equality_unread_after(spec, s, "K and the network radix", err) : 0;
+	const char *letter = s++;
 	num[1] = s;
 	if (!(len[1] = equality_number(&s)))
-		return 0;
+		return equality_unread_after(spec, letter, "the network radix", err);
 	if (*s == 'P' || *s == 'p') {
-		s++;
+		letter = s++;
 		num[2] = s;
 		if (!(len[2] = equality_number(&s)))
-			return 0;
+			return equality_unread_after(spec, letter, "the endpoints per router", err);
 	}
 	if (*s != '\0' && *s != '[' && *s != '(')
 		return 0;

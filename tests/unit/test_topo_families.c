@@ -484,6 +484,15 @@ static void test_equality_notation(void)
 	CHECK_ERR(topo_new("N14K6(4)", &t, &e), NL_EFORMAT, &e,
 		  "cannot read 'N14K6(4)': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)");
 	CHECK_ERR(topo_new("N13K6[-1,1,3,9](4)", &t, &e), NL_EINVAL, &e, "parameter 'n': N = 13 must be even");
+	/* A K or P without its number, or no K: the notation's fault, not
+	 * "unknown topology 'N14K[-1,1,3,9]'" and the list of families. */
+	CHECK_ERR(topo_new("N14K[-1,1,3,9](4)", &t, &e), NL_EFORMAT, &e,
+		  "topology 'equality': cannot read 'N14K[-1,1,3,9](4)': 'K' is not followed by the network radix; "
+		  "expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)");
+	CHECK_ERR(topo_new("N14K6P[-1,1,3,9](4)", &t, &e), NL_EFORMAT, &e,
+		  "cannot read 'N14K6P[-1,1,3,9](4)': 'P' is not followed by the endpoints per router; expected");
+	CHECK_ERR(topo_new("n14[-1,1,3,9](4)", &t, &e), NL_EFORMAT, &e,
+		  "cannot read 'n14[-1,1,3,9](4)': 'n14' is not followed by K and the network radix; expected");
 	CHECK_ERR(topo_new("equality:n=14,sa=-1/1/4", &t, &e), NL_EINVAL, &e,
 		  "parameter 'sa': 4 is even; S_A holds odd offsets (seed 002 §3.1)");
 	CHECK_ERR(topo_new("equality:n=14,sa=-1/1,sb=3", &t, &e), NL_EINVAL, &e,
