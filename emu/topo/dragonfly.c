@@ -27,6 +27,7 @@
  */
 #include "topo/topo_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -89,7 +90,17 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 	if (pr->g == 0)
 		pr->g = (int64_t)(a * h + 1);
 	uint64_t g = (uint64_t)pr->g;
-	if (g < 2 || g > a * h + 1)
+	if (g == 1) { /* the upper bound's reason below does not apply */
+		char full[80] = "";
+		if (a >= 2) /* full:n takes 2 routers or more */
+			snprintf(full, sizeof full, " (one group of a routers alone is full:n=%llu,p=%llu)",
+				 (unsigned long long)a, (unsigned long long)p);
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter 'g': 1 group: its a*h = %llu global ports have no other group to reach; expected "
+				 "2 .. a*h+1 = %llu%s",
+				 (unsigned long long)(a * h), (unsigned long long)(a * h + 1), full);
+	}
+	if (g > a * h + 1)
 		return topo_errf(t, err, NL_ERANGE,
 				 "parameter 'g': %llu groups, expected 2 .. a*h+1 = %llu so that every pair of groups has a global link",
 				 (unsigned long long)g, (unsigned long long)(a * h + 1));

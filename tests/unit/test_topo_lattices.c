@@ -653,6 +653,14 @@ static void test_dragonfly(void)
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("dragonfly:a=4,h=2,g=10", &t, &e), NL_ERANGE, &e,
 		  "topology 'dragonfly': parameter 'g': 10 groups, expected 2 .. a*h+1 = 9");
+	/* One group: its global ports have no other group to reach (it said
+	 * "1 groups, expected 2 .. a*h+1 = 9 so that every pair of groups has
+	 * a global link", the upper bound's reason). */
+	CHECK_ERR(topo_new("dragonfly:a=4,h=2,g=1", &t, &e), NL_ERANGE, &e,
+		  "topology 'dragonfly': parameter 'g': 1 group: its a*h = 8 global ports have no other group to reach; "
+		  "expected 2 .. a*h+1 = 9 (one group of a routers alone is full:n=4,p=2)");
+	CHECK_ERR(topo_new("dragonfly:a=1,p=1,h=1,g=1", &t, &e), NL_ERANGE, &e,
+		  "parameter 'g': 1 group: its a*h = 1 global ports have no other group to reach; expected 2 .. a*h+1 = 2");
 	CHECK_ERR(topo_new("dragonfly:a=3,h=3,p=1,g=5", &t, &e), NL_EINVAL, &e,
 		  "parameter 'g': the a*h = 9 global ports of a group leave 1 over after the g-1 = 4 other groups; an odd remainder needs an even g");
 	CHECK_ERR(topo_new("dragonfly:a=5,h=2", &t, &e), NL_EINVAL, &e,
