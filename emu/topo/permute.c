@@ -35,7 +35,7 @@
 
 const struct param_def topo_perm_params_def[] = {
 	{"base", PARAM_SPEC, offsetof(struct topo_perm_params, base), NULL, 0, 0,
-	 "base topology, written p2(torus:k=64x64)", NULL},
+	 "base topology, in parentheses after the family name, as in p2(torus:k=64x64)", NULL},
 	{"trials", PARAM_INT, offsetof(struct topo_perm_params, trials), "20", 1, 100000,
 	 "random trials; the lowest diameter, then average path length, is kept (§3.3)", NULL},
 	{"cab", PARAM_INT, offsetof(struct topo_perm_params, cab), "0", 0, 1 << 24,

@@ -1136,6 +1136,12 @@ def case_help():
                       (("p2", "frac"), "[default 1] [number, 0..1]"),
                       (("p2", "base"), "[required] [spec]")):
         check(f"topo list {key[0]} {key[1]}: {lines.get(key)!r} ends {tail!r}", lines.get(key, "").endswith(tail))
+    # p1, p2 and p3 share one parameter table: p1's and p3's base said
+    # "written p2(torus:k=64x64)", as if their base took p2's syntax.
+    for fam in ("p1", "p2", "p3"):
+        ln = lines.get((fam, "base"), "")
+        check(f"topo list {fam} base says how any of them is written: {ln!r}",
+              "base topology, in parentheses after the family name, as in p2(torus:k=64x64)" in ln)
     for key, ln in lines.items():
         check(f"topo list {key[0]} {key[1]} gives its type: {ln!r}",
               re.search(r"\[(integer|number|boolean|integers joined|spec|string|input file)|\(\w+(\|\w+)+\)", ln))
