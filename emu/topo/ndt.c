@@ -45,6 +45,26 @@ static const struct param_def ndt_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+/* Refuse k past the port table with its radices and the sizes they give,
+ * as grids are refused (it said "parameter 'k': more than 2^28 nodes",
+ * naming no value). 2 prod k routers of n + 2 ports: the ports bind first
+ * (n >= 3), and below their limit the products fit in 32 bits. */
+static int ndt_check_size(const struct topo *t, int n, const uint32_t *k, struct nl_err *err)
+{
+	char kv[TOPO_MAX_DIMS * 11];
+	double nodes = 1;
+	for (int d = 0; d < n; d++)
+		nodes *= k[d];
+	double ports = 2 * nodes * (n + 2);
+	if (ports < TOPO_EP_BIT)
+		return 0;
+	topo_dims_text(kv, sizeof kv, k, n);
+	return topo_errf(t, err, NL_ERANGE,
+			 "parameter 'k' gives %.15g routers (k = %s: %.15g nodes of two cards) of %d ports each: %.15g "
+			 "ports; expected fewer than 2^31 (2147483648)",
+			 2 * nodes, kv, nodes, n + 2, ports);
+}
+
 static int ndt_build(struct topo *t, struct nl_err *err)
 {
 	const struct ndt_params *pr = t->params;
@@ -59,14 +79,13 @@ static int ndt_build(struct topo *t, struct nl_err *err)
 		return topo_errf(t, err, NL_EINVAL,
 				 "parameter 'k': %d dimension%s; an nD twin torus has n >= 3 (seed 004 Definition 2.1)", n,
 				 n == 1 ? "" : "s");
+	NL_CHECK(ndt_check_size(t, n, k, err));
 	v->n = n;
 	v->split = n % 2 ? (n - 1) / 2 : -1;
 	for (int d = 0; d < n; d++) {
 		v->k[d] = k[d];
 		v->stride[d] = (uint32_t)nodes;
 		nodes *= k[d];
-		if (nodes > (1u << 28))
-			return topo_errf(t, err, NL_ERANGE, "parameter 'k': more than 2^28 nodes");
 	}
 	/* Definition 2.2 port assignment. */
 	int half = n % 2 ? v->split : n / 2; /* dimensions wholly on card 0 */

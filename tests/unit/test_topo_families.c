@@ -841,6 +841,18 @@ static void test_size_refusals(void)
 					   "routers"},
 		{"foldedhypercube:n=24,p=4096", "topology 'foldedhypercube': parameters n=24, p=4096 give 16777216 routers, "
 						"69138907136 ports and 68719476736 endpoints"},
+		/* ndt said "parameter 'k': more than 2^28 nodes" (no value, no
+		 * size), or from 2^28 nodes on "parameters k=1024x512x512, n=0
+		 * give ..." with the n it was not given. */
+		{"ndt:k=1024x512x513", "topology 'ndt': parameter 'k' gives 537919488 routers (k = 1024x512x513: "
+				       "268959744 nodes of two cards) of 5 ports each: 2689597440 ports; expected fewer "
+				       "than 2^31 (2147483648)"},
+		{"ndt:k=1024x512x512", "topology 'ndt': parameter 'k' gives 536870912 routers (k = 1024x512x512: "
+				       "268435456 nodes of two cards) of 5 ports each: 2684354560 ports; expected fewer "
+				       "than 2^31 (2147483648)"},
+		{"ndt:k=65535,n=16", "topology 'ndt': parameter 'k' gives 2.31527645838486e+77 routers (k = "
+				     "65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x"
+				     "65535x65535: 1.15763822919243e+77 nodes of two cards) of 18 ports each"},
 		{"clos:l=2,r=65535", "topology 'clos': parameters l=2, r=65535, n=2147385345, taper=1, pack=1 "
 				     "give 98302 routers, 6442156035 ports and 2147385345 endpoints; expected at most 2^30"},
 	};
