@@ -347,7 +347,10 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
 /* Why a listing can be empty: the radix of the family's smallest
  * configuration (FleX 6, Dragonfly 3, Slim Fly 8) and the most terminals a
  * configuration of at most R ports reaches under the same rules and
- * limits (0 when none fits R). NL_EINVAL for an unknown family. */
+ * limits (0 when none fits R): the most a request gets listed within
+ * ANALYZE_FULLBW_MAX_PORTS, with the smallest configuration of that
+ * listing, or, when every listing at R passes that limit, the largest
+ * configuration's. NL_EINVAL for an unknown family, NL_ENOMEM. */
 struct analyze_fullbw_reach {
 	uint32_t min_radix;
 	uint64_t max_terminals;

@@ -24,16 +24,33 @@
 struct cfg_list {
 	struct analyze_cfg *v;
 	size_t n, cap;
-	bool is_dry;   /* only add up the ports that would be built */
-	uint64_t work; /* dry: router ports (routers x radix) of every configuration */
+	bool is_dry;               /* only add up the ports that would be built */
+	bool wants_spec;           /* dry: keep the smallest's spec (the generators skip formatting it) */
+	uint64_t work;             /* dry: router ports (routers x radix) of every configuration */
+	uint64_t fewest_endpoints; /* dry: the fewest endpoints of a configuration queued, 0 = none */
+	char fewest_spec[160];     /* dry, wants_spec: that configuration */
 };
 
-/* Queue `spec` (routers x radix ports) for the listing: a dry pass only
- * counts its ports; otherwise it is built and its diameter measured. */
-static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, uint64_t ports, struct nl_err *err)
+/* A generator formats a configuration's spec only when it is kept: a dry
+ * pass counting ports needs none (fullbw_reach_listable runs many). */
+static bool cfg_wants_spec(const struct cfg_list *l)
+{
+	return !l->is_dry || l->wants_spec;
+}
+
+/* Queue `spec` (routers x radix ports, `endpoints` terminals) for the
+ * listing: a dry pass only counts its ports and notes the smallest;
+ * otherwise it is built and its diameter measured. */
+static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, uint64_t ports, uint64_t endpoints,
+		    struct nl_err *err)
 {
 	if (l->is_dry) {
 		l->work = ports < UINT64_MAX / 4 - l->work ? l->work + ports : UINT64_MAX / 4; /* saturating */
+		if (!l->fewest_endpoints || endpoints < l->fewest_endpoints) {
+			l->fewest_endpoints = endpoints;
+			if (l->wants_spec)
+				snprintf(l->fewest_spec, sizeof l->fewest_spec, "%s", spec);
+		}
 		return 0;
 	}
 	struct topo *t;
@@ -86,7 +103,7 @@ static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, uint64_t p
 
 static int cfg_flex(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err)
 {
-	char spec[160];
+	char spec[160] = "";
 	for (uint64_t n = 2; 6 * (n - 1) <= R; n++) {
 		uint64_t p = 2 * (n - 1), per_layer = n * n * p;
 		uint64_t nz = (N + per_layer - 1) / per_layer;
@@ -98,16 +115,17 @@ static int cfg_flex(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *e
 			nz++;
 		if (nz > 65535 || n * n * nz > (1u << 24))
 			continue; /* beyond what the family builds (nz <= 65535) or a listing should */
-		snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,
-			 (unsigned long long)n, (unsigned long long)nz, (unsigned long long)p);
-		NL_CHECK(cfg_push(l, spec, (uint32_t)p, n * n * nz * 6 * (n - 1), err));
+		if (cfg_wants_spec(l))
+			snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,
+				 (unsigned long long)n, (unsigned long long)nz, (unsigned long long)p);
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, n * n * nz * 6 * (n - 1), n * n * nz * p, err));
 	}
 	return 0;
 }
 
 static int cfg_dragonfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err)
 {
-	char spec[160];
+	char spec[160] = "";
 	for (uint64_t h = 1; 4 * h - 1 <= R; h++) {
 		uint64_t a = 2 * h, p = h, gmax = a * h + 1;
 		uint64_t g = (N + a * p - 1) / (a * p);
@@ -115,9 +133,10 @@ static int cfg_dragonfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_e
 			g = 2;
 		if (g > gmax)
 			continue; /* this h cannot reach N terminals */
-		snprintf(spec, sizeof spec, "dragonfly:a=%llu,p=%llu,h=%llu,g=%llu", (unsigned long long)a,
-			 (unsigned long long)p, (unsigned long long)h, (unsigned long long)g);
-		NL_CHECK(cfg_push(l, spec, (uint32_t)p, a * g * (4 * h - 1), err));
+		if (cfg_wants_spec(l))
+			snprintf(spec, sizeof spec, "dragonfly:a=%llu,p=%llu,h=%llu,g=%llu", (unsigned long long)a,
+				 (unsigned long long)p, (unsigned long long)h, (unsigned long long)g);
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, a * g * (4 * h - 1), a * g * p, err));
 	}
 	return 0;
 }
@@ -142,7 +161,7 @@ static bool cfg_prime_power(uint64_t q)
 
 static int cfg_slimfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err)
 {
-	char spec[160];
+	char spec[160] = "";
 	for (uint64_t q = 3;; q++) {
 		/* q = 4w + delta: q mod 4 is 1, 0 or 3 for delta = 1, 0, -1. */
 		int64_t delta = q % 4 == 1 ? 1 : q % 4 == 0 ? 0 : -1;
@@ -154,27 +173,52 @@ static int cfg_slimfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err
 			break; /* k grows with q */
 		if (2 * q * q * p < N)
 			continue;
-		snprintf(spec, sizeof spec, "slimfly:q=%llu,p=%llu", (unsigned long long)q, (unsigned long long)p);
-		NL_CHECK(cfg_push(l, spec, (uint32_t)p, 2 * q * q * (kn + p), err));
+		if (cfg_wants_spec(l))
+			snprintf(spec, sizeof spec, "slimfly:q=%llu,p=%llu", (unsigned long long)q,
+				 (unsigned long long)p);
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, 2 * q * q * (kn + p), 2 * q * q * p, err));
 	}
 	return 0;
 }
 
-/* The most terminals of each family within radix R, under the rules and
- * limits of its generator above (which lists the fewest groups or layers
- * reaching N; here the most the family and the listing allow). */
-static void reach_keep(struct analyze_fullbw_reach *o, uint64_t terminals, const char *spec)
+/* One shape's reach: the most terminals its generator above lists (the
+ * fewest groups or layers reaching N; here the most the family and the
+ * listing allow), and the router ports of its smallest configuration. */
+struct reach_shape {
+	uint64_t terminals, least_ports;
+};
+
+struct reach_ctx {
+	struct analyze_fullbw_reach *out; /* the largest shape's terminals and spec */
+	struct reach_shape *v;            /* every shape within the radix */
+	size_t n, cap;
+	bool is_oom;
+};
+
+static void reach_keep(struct reach_ctx *c, uint64_t terminals, uint64_t least_ports, const char *spec)
 {
+	struct analyze_fullbw_reach *o = c->out;
 	if (terminals > o->max_terminals) {
 		o->max_terminals = terminals;
 		snprintf(o->max_spec, sizeof o->max_spec, "%s", spec);
 	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct reach_shape *v = realloc(c->v, cap * sizeof *v);
+		if (!v) {
+			c->is_oom = true;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct reach_shape){terminals, least_ports};
 }
 
-static void reach_flex(uint32_t R, struct analyze_fullbw_reach *o)
+static void reach_flex(uint32_t R, struct reach_ctx *c)
 {
 	char spec[160];
-	o->min_radix = 6; /* n = 2: k = 6 (n - 1) */
+	c->out->min_radix = 6; /* n = 2: k = 6 (n - 1) */
 	for (uint64_t n = 2; 6 * (n - 1) <= R; n++) {
 		uint64_t p = 2 * (n - 1), nz = (1u << 24) / (n * n);
 		if (nz > 65535)
@@ -185,26 +229,26 @@ static void reach_flex(uint32_t R, struct analyze_fullbw_reach *o)
 			continue;
 		snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,
 			 (unsigned long long)n, (unsigned long long)nz, (unsigned long long)p);
-		reach_keep(o, n * n * nz * p, spec);
+		reach_keep(c, n * n * nz * p, 3 * n * n * 6 * (n - 1), spec); /* least: nz = 3 */
 	}
 }
 
-static void reach_dragonfly(uint32_t R, struct analyze_fullbw_reach *o)
+static void reach_dragonfly(uint32_t R, struct reach_ctx *c)
 {
 	char spec[160];
-	o->min_radix = 3; /* h = 1: k = 4h - 1 */
+	c->out->min_radix = 3; /* h = 1: k = 4h - 1 */
 	for (uint64_t h = 1; 4 * h - 1 <= R; h++) {
 		uint64_t a = 2 * h, g = a * h + 1;
 		snprintf(spec, sizeof spec, "dragonfly:a=%llu,p=%llu,h=%llu,g=%llu", (unsigned long long)a,
 			 (unsigned long long)h, (unsigned long long)h, (unsigned long long)g);
-		reach_keep(o, a * h * g, spec);
+		reach_keep(c, a * h * g, a * 2 * (4 * h - 1), spec); /* least: g = 2 */
 	}
 }
 
-static void reach_slimfly(uint32_t R, struct analyze_fullbw_reach *o)
+static void reach_slimfly(uint32_t R, struct reach_ctx *c)
 {
 	char spec[160];
-	o->min_radix = 8; /* q = 3: k' = 5, p = 3 */
+	c->out->min_radix = 8; /* q = 3: k' = 5, p = 3 */
 	for (uint64_t q = 3;; q++) {
 		int64_t delta = q % 4 == 1 ? 1 : q % 4 == 0 ? 0 : -1;
 		if (q % 4 == 2 || !cfg_prime_power(q))
@@ -213,7 +257,7 @@ static void reach_slimfly(uint32_t R, struct analyze_fullbw_reach *o)
 		if (kn + p > R)
 			break;
 		snprintf(spec, sizeof spec, "slimfly:q=%llu,p=%llu", (unsigned long long)q, (unsigned long long)p);
-		reach_keep(o, 2 * q * q * p, spec);
+		reach_keep(c, 2 * q * q * p, 2 * q * q * (kn + p), spec);
 	}
 }
 
@@ -221,24 +265,92 @@ static void reach_slimfly(uint32_t R, struct analyze_fullbw_reach *o)
 static const struct {
 	const char *name;
 	int (*gen)(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err);
-	void (*reach)(uint32_t R, struct analyze_fullbw_reach *o);
+	void (*reach)(uint32_t R, struct reach_ctx *c);
 } fullbw_generators[] = {
 	{"flex", cfg_flex, reach_flex},
 	{"dragonfly", cfg_dragonfly, reach_dragonfly},
 	{"slimfly", cfg_slimfly, reach_slimfly},
 };
 
+/* The listing for N at radix R, counted only: its router ports and its
+ * smallest configuration (spec kept when wants_spec). */
+static int fullbw_dry(int (*gen)(struct cfg_list *, uint64_t, uint32_t, struct nl_err *), uint64_t N, uint32_t R,
+		      bool wants_spec, struct cfg_list *l, struct nl_err *err)
+{
+	*l = (struct cfg_list){.is_dry = true, .wants_spec = wants_spec};
+	return gen(l, N, R, err);
+}
+
+static int reach_cmp_desc(const void *a, const void *b)
+{
+	const struct reach_shape *x = a, *y = b;
+	return x->terminals < y->terminals ? 1 : x->terminals > y->terminals ? -1 : 0;
+}
+
+/* The most terminals a request gets listed: at most the largest shape's,
+ * but analyze_fullbw_configs also refuses a listing of more than
+ * ANALYZE_FULLBW_MAX_PORTS router ports, and at radix 40 FleX's largest,
+ * flex:nx=7,ny=7,nz=65535,p=12, has 115,603,740 (the reason named it, and
+ * the request it advised was refused). Between two consecutive shape
+ * maxima the listing holds the same shapes, none smaller as N grows, so
+ * its ports grow with N: from the top, the first such range whose lowest
+ * N fits holds the answer, found by bisection. Going down adds shapes, at
+ * least their smallest configurations' ports: once those pass the limit
+ * no lower N fits, and the largest shape's count stays (every listing at
+ * this radix is refused then). */
+static int fullbw_reach_listable(int (*gen)(struct cfg_list *, uint64_t, uint32_t, struct nl_err *), uint32_t R,
+				 struct reach_ctx *c, struct nl_err *err)
+{
+	struct cfg_list l;
+	uint64_t least = 0; /* the smallest configurations' ports of the shapes in range */
+
+	if (c->n == 0)
+		return 0;
+	NL_CHECK(fullbw_dry(gen, c->out->max_terminals, R, false, &l, err));
+	if (l.work <= ANALYZE_FULLBW_MAX_PORTS)
+		return 0;
+	qsort(c->v, c->n, sizeof *c->v, reach_cmp_desc);
+	for (size_t i = 0; i < c->n; i++) {
+		least += c->v[i].least_ports;
+		if (least > ANALYZE_FULLBW_MAX_PORTS)
+			return 0;
+		uint64_t hi = c->v[i].terminals, lo = i + 1 < c->n ? c->v[i + 1].terminals + 1 : 1;
+		if (lo > hi)
+			continue; /* two shapes with the same maximum */
+		NL_CHECK(fullbw_dry(gen, lo, R, false, &l, err));
+		if (l.work > ANALYZE_FULLBW_MAX_PORTS)
+			continue;
+		while (lo < hi) { /* lo fits, hi + 1 does not */
+			uint64_t mid = lo + (hi - lo + 1) / 2;
+			NL_CHECK(fullbw_dry(gen, mid, R, false, &l, err));
+			if (l.work <= ANALYZE_FULLBW_MAX_PORTS)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		NL_CHECK(fullbw_dry(gen, lo, R, true, &l, err));
+		c->out->max_terminals = lo;
+		snprintf(c->out->max_spec, sizeof c->out->max_spec, "%s", l.fewest_spec);
+		return 0;
+	}
+	return 0;
+}
+
 int analyze_fullbw_reach(const char *family, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err)
 {
 	size_t g = 0, n_gen = sizeof fullbw_generators / sizeof fullbw_generators[0];
+	struct reach_ctx c = {.out = out};
 
 	memset(out, 0, sizeof *out);
 	while (g < n_gen && strcmp(family, fullbw_generators[g].name))
 		g++;
 	if (g == n_gen)
 		return nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
-	fullbw_generators[g].reach(R, out);
-	return 0;
+	fullbw_generators[g].reach(R, &c);
+	int rc = c.is_oom ? nl_errf(err, NL_ENOMEM, "design %s: out of memory", family)
+			  : fullbw_reach_listable(fullbw_generators[g].gen, R, &c, err);
+	free(c.v);
+	return rc;
 }
 
 static int cfg_cmp(const void *a, const void *b)

@@ -807,6 +807,18 @@ def case_design_fullbw():
                 "or a larger --radix")
     eq("slimfly 54 at radix 8", [c["spec"] for c in run_json("design", "slimfly", "--terminals", "54", "--radix", "8",
                                                             "--json")], ["slimfly:q=3,p=3"])
+    # The count the reason gives is a request that lists, within the
+    # listing's limit of 5x10^7 router ports: FleX at radix 40 said 38534580
+    # (flex:nx=7,ny=7,nz=65535,p=12, 115,603,740 ports), which was then
+    # refused ("builds 115603740 router ports; expected at most 50000000").
+    for fam, radix in (("flex", "40"), ("dragonfly", "800")):
+        err = run("design", fam, "--terminals", "1000000000000", "--radix", radix, code=1).stderr.decode()
+        m = re.search(r": within radix \d+ the most terminals are (\d+) \((\S+)\); expected --terminals (\d+) or fewer", err)
+        check(f"design {fam} radix {radix}: reason {err!r}", m and m.group(1) == m.group(3))
+        if m:
+            most = run_json("design", fam, "--terminals", m.group(1), "--radix", radix, "--json")
+            check(f"design {fam} --terminals {m.group(1)} --radix {radix} lists {m.group(2)}: {most!r}",
+                  m.group(2) in [c["spec"] for c in most])
     # Slim Fly q = 9: k' = 13, full bandwidth p = 7, radix 20, 162 routers,
     # 1,053 links (Table 6 lowers p to 6 to stay near 1,000 terminals).
     sf = run_json("design", "slimfly", "--terminals", "1000", "--radix", "20", "--json")
