@@ -184,14 +184,22 @@ static int clos_build(struct topo *t, struct nl_err *err)
 					 "expected down + up <= r at every level below the core",
 					 l + 1, down[l], up[l], R);
 	}
-	/* Capacity: the core serves at most R blocks of level L-2. */
+	/* Capacity: the core serves at most R blocks of level L-2. 8 levels
+	 * of 65535 ports pass 2^64, where the product wrapped (to 0 for
+	 * down=32768, and the build divided by it): the integer saturates at
+	 * TOPO_EP_BIT, past which every tree is refused, and the message
+	 * takes the product in doubles. */
 	uint64_t cap = R;
-	for (int l = 0; l + 1 < L; l++)
-		cap *= down[l];
+	double cap_full = R;
+	for (int l = 0; l + 1 < L; l++) {
+		cap = cap >= TOPO_EP_BIT ? TOPO_EP_BIT : cap * down[l];
+		cap_full *= down[l];
+	}
 	if (pr->n == 0) {
 		if (cap >= TOPO_EP_BIT)
-			return topo_errf(t, err, NL_ERANGE, "parameter 'n': the full tree has %llu terminals, more than supported (2^31)",
-					 (unsigned long long)cap);
+			return topo_errf(t, err, NL_ERANGE,
+					 "parameter 'n': the full tree has %.15g terminals, more than supported (2^31)",
+					 cap_full);
 		pr->n = (int64_t)cap;
 	}
 	uint64_t n = (uint64_t)pr->n, blocks = n;

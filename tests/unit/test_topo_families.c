@@ -159,6 +159,16 @@ static void test_clos_formulas(void)
 	CHECK_ERR(topo_new("clos:l=3,r=16,n=3000,taper=3", &t, &e), NL_ERANGE, &e,
 		  "that 3 levels of radix-16 switches serve (r x the down ports of each level below the core: 16 x 12 x "
 		  "12); expected n <= 2304, another level, a larger r or more down ports per level");
+	/* The capacity overflowed 64 bits: down=32768 on 8 levels made it 0
+	 * (SIGFPE in the build), on 5 levels 17293822569102704640, and
+	 * l=8,r=65535 said 10373584382391451649 terminals. */
+	CHECK_ERR(topo_new("clos:l=8,r=65535,down=32768,up=32767", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'n': the full tree has 2.65841542675062e+36 terminals, more than supported "
+		  "(2^31)");
+	CHECK_ERR(topo_new("clos:l=5,r=65535,down=32768,up=32767", &t, &e), NL_ERANGE, &e,
+		  "the full tree has 7.55567108044097e+22 terminals");
+	CHECK_ERR(topo_new("clos:l=8,r=65535", &t, &e), NL_ERANGE, &e,
+		  "the full tree has 2.65784757993735e+36 terminals");
 	CHECK_ERR(topo_new("clos:l=1,r=8,n=9", &t, &e), NL_ERANGE, &e,
 		  "topology 'clos': parameter 'n': 9 terminals need more than the 8 ports of one radix-8 switch (l=1); "
 		  "expected n <= 8, another level or a larger r");
