@@ -473,9 +473,7 @@ void topo_print_help(FILE *f)
 	}
 }
 
-/* "parameters l=2, r=64" of t's plain parameters (a nested base left
- * out), for the refusal of a family that does not name its own. */
-static void topo_params_text(const struct topo *t, char *buf, size_t cap)
+void topo_params_text(const struct topo *t, char *buf, size_t cap)
 {
 	char v[PARAM_STR_MAX];
 	size_t used = (size_t)snprintf(buf, cap, "parameters");

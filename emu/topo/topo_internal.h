@@ -51,6 +51,11 @@ extern const struct topo_ops topo_p3_ops;
 int topo_size_check(const struct topo *t, const char *given, double routers, double ports, double endpoints,
 		    struct nl_err *err);
 
+/* "parameters l=2, r=64" of t's plain parameters (a nested base left
+ * out) in buf (cut at cap), for the refusal of a family that does not
+ * name its own (topo_size_check's `given`). */
+void topo_params_text(const struct topo *t, char *buf, size_t cap);
+
 /* The n values of v as "8x8x4" in buf (cut at cap), for messages. */
 const char *topo_dims_text(char *buf, size_t cap, const uint32_t *v, int n);
 

@@ -7,6 +7,34 @@
 
 #include "core/error.h"
 
+/* Refuse a tree past the port table (2^30 switches, 2^31 ports) naming
+ * its parameters and sizes, before anything is allocated: the switches
+ * of a level are its blocks times W, the up ports below multiplied, which
+ * pass 2^64 for 8 levels of 32,767 (so in doubles). It said "more than
+ * 2^30 switches", naming nothing, and a tree of fewer switches but too
+ * many ports (clos:l=3,r=65535,down=32768,up=32767,n=1) filled a 4 GB
+ * per-switch array before topo_alloc refused it. */
+static int topo_xgft_check_size(struct topo *t, int L, const uint32_t *down, const uint32_t *up,
+				uint64_t n_terminals, struct nl_err *err)
+{
+	double switches = 0, ports = 0, W = 1;
+	uint64_t blocks = (n_terminals + down[0] - 1) / down[0];
+	char given[256];
+
+	for (int l = 0; l < L; l++) {
+		if (l > 0) {
+			W *= up[l - 1];
+			blocks = (blocks + down[l] - 1) / down[l];
+		}
+		switches += (double)blocks * W;
+		ports += (double)blocks * W * (down[l] + (l + 1 < L ? up[l] : 0));
+	}
+	if (switches <= (1u << 30) && ports < TOPO_EP_BIT)
+		return 0;
+	topo_params_text(t, given, sizeof given);
+	return topo_size_check(t, given, switches, ports, (double)n_terminals, err);
+}
+
 int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
 		    uint64_t n_terminals, struct nl_err *err)
 {
@@ -19,6 +47,7 @@ int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t 
 	if (n_terminals >= TOPO_EP_BIT)
 		return topo_errf(t, err, NL_ERANGE, "%llu terminals is more than supported (2^31)",
 				 (unsigned long long)n_terminals);
+	NL_CHECK(topo_xgft_check_size(t, L, down, up, n_terminals, err));
 	tr->n_levels = L;
 	tr->xgft = true;
 	for (int l = 0; l < L; l++) {
@@ -32,8 +61,6 @@ int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t 
 			tr->blocks[l] = (tr->blocks[l - 1] + down[l] - 1) / down[l];
 		tr->level_first[l] = (uint32_t)first;
 		first += (uint64_t)tr->blocks[l] * tr->W[l];
-		if (first > (1u << 30))
-			return topo_errf(t, err, NL_ERANGE, "more than 2^30 switches");
 	}
 	tr->level_first[L] = (uint32_t)first;
 	NL_ASSERT(tr->blocks[L - 1] == 1);

@@ -9,6 +9,8 @@ landed yet).
 import json
 import os
 import re
+import resource
+import subprocess
 import sys
 import tempfile
 
@@ -980,6 +982,20 @@ def case_design_limits():
 def case_errors():
     p = run("topo", "describe", code=2)
     one_line_error(p, "missing SPEC")
+    # A tree past the port table is refused before its per-switch array
+    # is filled: clos:l=3,r=65535,down=32768,up=32767,n=1 (1,073,709,057
+    # switches) wrote 4 GB first, and under a 1 GB address-space limit said
+    # "netloom topo describe: out of memory" (status 1).
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    spec = "clos:l=3,r=65535,down=32768,up=32767,n=1"
+    p = subprocess.run([NETLOOM, "topo", "describe", spec], env=ENV, capture_output=True, timeout=60,
+                       preexec_fn=limit_memory)
+    eq(f"{spec} under 1 GB: status", p.returncode, 2)
+    eq(f"{spec} under 1 GB: message", p.stderr.decode(),
+       "netloom topo describe: topology 'clos': parameters l=3, r=65535, n=1, taper=1, down=32768, up=32767, "
+       "pack=1 give 1073709057 routers, 3221127169 ports and 1 endpoints; expected at most 2^30 (1073741824) "
+       "routers and fewer than 2^31 (2147483648) ports and endpoints\n")
     # 'topo list torus' (one family's parameters) said only "unexpected
     # argument 'torus'": they are in the whole list.
     one_line_error(run("topo", "list", "torus", code=2),

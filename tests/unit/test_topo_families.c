@@ -863,6 +863,11 @@ static void test_size_refusals(void)
 		{"ndt:k=65535,n=16", "topology 'ndt': parameter 'k' gives 2.31527645838486e+77 routers (k = "
 				     "65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x65535x"
 				     "65535x65535: 1.15763822919243e+77 nodes of two cards) of 18 ports each"},
+		/* A tree of more than 2^30 switches said "more than 2^30
+		 * switches", naming nothing. */
+		{"clos:l=8,r=65535,down=32768,up=32767,n=100",
+		 "topology 'clos': parameters l=8, r=65535, n=100, taper=1, down=32768, up=32767, pack=1 give "
+		 "4.05573921715029e+31 routers, 1.21672176514509e+32 ports and 100 endpoints; expected at most 2^30"},
 		{"clos:l=2,r=65535", "topology 'clos': parameters l=2, r=65535, n=2147385345, taper=1, pack=1 "
 				     "give 98302 routers, 6442156035 ports and 2147385345 endpoints; expected at most 2^30"},
 	};
