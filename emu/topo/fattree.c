@@ -12,6 +12,8 @@
  */
 #include "topo/topo_internal.h"
 
+#include <math.h>
+
 #include "core/error.h"
 
 struct fattree_params {
@@ -37,9 +39,11 @@ static int fattree_build(struct topo *t, struct nl_err *err)
 	for (int l = 0; l < L; l++) {
 		down[l] = up[l] = (uint32_t)pr->k;
 		terminals *= (uint64_t)pr->k;
-		if (terminals >= TOPO_EP_BIT)
-			return topo_errf(t, err, NL_ERANGE, "parameters 'k', 'n': K^N = %lld^%d terminals is more than supported (2^31)",
-					 (long long)pr->k, L);
+		if (terminals >= TOPO_EP_BIT) /* K^N itself, for the message: 65535^8 passes 2^64 */
+			return topo_errf(t, err, NL_ERANGE,
+					 "parameters 'k', 'n': K^N = %lld^%d = %.15g terminals; expected fewer than 2^31 "
+					 "(2147483648)",
+					 (long long)pr->k, L, pow((double)pr->k, L));
 	}
 	return topo_xgft_setup(t, t->state, L, down, up, terminals, err);
 }

@@ -72,7 +72,11 @@ static void test_fattree(void)
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("fattree:k=1,n=3", &t, &e), NL_ERANGE, &e, "parameter 'k' value '1' out of range");
 	CHECK_ERR(topo_new("fattree:k=64,n=6", &t, &e), NL_ERANGE, &e,
-		  "topology 'fattree': parameters 'k', 'n': K^N = 64^6 terminals is more than supported");
+		  "topology 'fattree': parameters 'k', 'n': K^N = 64^6 = 68719476736 terminals; expected fewer than 2^31 "
+		  "(2147483648)");
+	/* It named neither the count nor the limit's value. */
+	CHECK_ERR(topo_new("fattree:k=65535,n=8", &t, &e), NL_ERANGE, &e,
+		  "K^N = 65535^8 = 3.40240830764391e+38 terminals; expected fewer than 2^31 (2147483648)");
 }
 
 static void test_clos_formulas(void)
