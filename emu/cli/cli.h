@@ -288,6 +288,19 @@ const char *cli_option_near(const struct option *longopts, const char *arg);
 void cli_getopt_message(char *buf, size_t n, const char *cmd, char **argv, const struct option *longopts, int c);
 int cli_getopt_error(const char *cmd, char **argv, const struct option *longopts, int c);
 
+/* --help (or -h) anywhere on a line that getopt_long reads with optstring
+ * and longopts, whatever else the line holds (a bad value, a missing
+ * file, an unknown option, an extra argument): the commands check it
+ * before their parse, so the usage wins over any refusal, as in getopt
+ * tools (git). A word that is an option's value ('-s -h') or follows '--'
+ * is not a request. */
+bool cli_help_asked(int argc, char **argv, const char *optstring, const struct option *longopts);
+/* getopt_long for a command's loop over its options: its first call
+ * (*help_scanned false, then set) returns 'h' when cli_help_asked, before
+ * any option is acted on (a -c FILE read, a value refused); else, and on
+ * the later calls, what getopt_long returns. */
+int cli_getopt_long(int argc, char **argv, const char *optstring, const struct option *longopts, bool *help_scanned);
+
 /* Options shared by the commands that take a configuration:
  * -c FILE (INI), -s key=value (repeatable, applied after the file). */
 struct cli_cfg_opts {
@@ -349,6 +362,7 @@ struct cli_layout_opts {
 	const char *pack;      /* packaging rule name, NULL = the family's */
 	uint32_t per_cabinet;  /* canonical rule, 0 = default */
 	uint32_t radix;        /* router part radix, 0 = largest */
+	bool help_scanned;     /* cli_getopt_long's first call made */
 };
 
 /* getopt_long codes of the shared options, and their table entries. */

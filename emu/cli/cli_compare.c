@@ -203,7 +203,8 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
-	while ((c = getopt_long(argc, argv, ":ho:j:", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":ho:j:", longopts, &help_scanned)) != -1) {
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {

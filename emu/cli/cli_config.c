@@ -214,6 +214,13 @@ static int config_parse_args(int argc, char **argv, struct config_args *a)
 		{NULL, 0, NULL, 0},
 	};
 	int rc;
+	/* --help anywhere wins over a refusal of another word, as in the
+	 * commands read by getopt_long. */
+	if (cli_help_asked(argc, argv, "c:s:h", longopts)) {
+		config_usage(stdout);
+		a->is_help = true;
+		return CLI_OK;
+	}
 	if (cli_long_expand(&a->cfg, "config", longopts, "c:s:h", argc, argv))
 		return CLI_USAGE;
 	for (int i = 1; i < argc; i++) {

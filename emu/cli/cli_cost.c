@@ -130,7 +130,7 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 {
 	int c;
 	*status = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, ":h", longopts, &o->help_scanned)) != -1) {
 		/* Every option with a value, the command's own too (--json,
 		 * --svg, --longest), once. */
 		if (cli_value_once(cmd, longopts, &o->seen, c)) {

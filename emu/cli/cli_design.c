@@ -260,7 +260,8 @@ static int design_hyperx_main(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":o:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {
@@ -385,7 +386,8 @@ static int eq_parse_args(const char *cmd, int argc, char **argv, struct eq_opts 
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":o:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {
@@ -634,7 +636,8 @@ static int design_fullbw_main(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":o:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {

@@ -251,9 +251,10 @@ struct cli_interfere_opts {
 	bool is_help;            /* --help: the usage was printed, nothing else to do */
 };
 
-/* Read the command line into *o, each -c file into sim as it comes (so a
- * file before --help is read, and a bad one stops the options there), then
- * the -s keys. The status: CLI_OK, or a refusal said. */
+/* Read the command line into *o, each -c file into sim as it comes (a bad
+ * one stops the options there), then the -s keys; --help anywhere first,
+ * before any file is read (cli_getopt_long). The status: CLI_OK, or a
+ * refusal said. */
 static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_interfere_opts *o)
 {
 	static const struct option longopts[] = {
@@ -267,7 +268,8 @@ static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_int
 	int ch, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while (rc == 0 && (ch = cli_getopt_long(argc, argv, ":c:s:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once("interfere", longopts, &seen, ch))
 			return CLI_USAGE;
 		switch (ch) {

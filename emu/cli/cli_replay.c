@@ -498,7 +498,8 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 	NL_CHECK(nl_sim_new(sim, err));
 	optind = 1;
 	opterr = 0;
-	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:t:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while (rc == 0 && (ch = cli_getopt_long(argc, argv, ":c:s:t:h", longopts, &help_scanned)) != -1) {
 		switch (ch) {
 		case 'c':
 			o->files[o->n_files++] = optarg;
@@ -531,9 +532,8 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 			rc = replay_output_once("--svg", &o->svg, optarg, err);
 			break;
 		case 'h':
-			/* The usage, whatever follows: as every other command,
-			 * not a refusal of a later word ('replay --help --bogus'
-			 * failed, status 2). */
+			/* The usage, whatever else the line holds (a missing -c
+			 * file, '--bogus'): cli_getopt_long returns it first. */
 			*help = true;
 			return 0;
 		default: {

@@ -248,7 +248,12 @@ static int run_parse_option(int argc, char **argv, int *i, struct run_opts *o)
 static int run_parse_args(int argc, char **argv, struct run_opts *o)
 {
 	const char *cmd = o->cmd = argv[0];
-	if (cli_long_expand(&o->cfg, cmd, strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, "c:s:h", argc, argv))
+	const struct option *longopts = strcmp(cmd, "sweep") ? run_longopts : sweep_longopts;
+	/* --help anywhere wins over a refusal of another word, as in the
+	 * commands read by getopt_long. */
+	if (cli_help_asked(argc, argv, "c:s:h", longopts))
+		return -1;
+	if (cli_long_expand(&o->cfg, cmd, longopts, "c:s:h", argc, argv))
 		return CLI_USAGE;
 	for (int i = 1; i < argc; i++) {
 		int c = cli_cfg_opt(&o->cfg, cmd, argc, argv, &i);

@@ -341,7 +341,8 @@ static int serve_parse(struct serve_args *a, nl_sim *sim, int argc, char **argv,
 	int ch, status = CLI_OK;
 	optind = 1;
 	opterr = 0;
-	while (status == CLI_OK && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", serve_longopts, NULL)) != -1)
+	bool help_scanned = false;
+	while (status == CLI_OK && (ch = cli_getopt_long(argc, argv, ":c:s:n:l:qh", serve_longopts, &help_scanned)) != -1)
 		if ((status = cli_value_once("serve", serve_longopts, &a->seen, ch)) == CLI_OK)
 			status = serve_option(a, sim, ch, argv, err);
 	if (status != CLI_OK)

@@ -72,7 +72,9 @@ static const char list_usage[] =
 
 static int topo_list_main(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	/* --help anywhere, as getopt_long reads it (the only option). */
+	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	if (cli_help_asked(argc, argv, ":h", longopts)) {
 		fputs(list_usage, stdout);
 		return CLI_OK;
 	}
@@ -447,7 +449,8 @@ static int describe_parse_args(const char *cmd, int argc, char **argv, struct de
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":o:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {
@@ -681,7 +684,8 @@ static int topo_export_main(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	struct cli_seen seen = {0};
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":o:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once(cmd, longopts, &seen, c))
 			return CLI_USAGE;
 		switch (c) {

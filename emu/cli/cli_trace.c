@@ -507,7 +507,8 @@ static int cmd_info(int argc, char **argv)
 	bool json = false;
 	int c;
 	sub_getopt_start();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":h", longopts, &help_scanned)) != -1) {
 		if (c == SUB_OPT_JSON)
 			json = true;
 		else if (c == 'h')
@@ -560,7 +561,8 @@ static int cmd_dump(int argc, char **argv)
 	int64_t rank = -1;
 	int c;
 	sub_getopt_start();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":h", longopts, &help_scanned)) != -1) {
 		if (c == 'h')
 			return sub_help("dump");
 		if (c != SUB_OPT_RANK)
@@ -602,6 +604,9 @@ static int cmd_dump(int argc, char **argv)
 	return rc ? report(&e) : CLI_OK;
 }
 
+/* The two arguments of encode, convert and unpack into *x and *y.
+ * CLI_OK, -1 after --help (the usage printed: nothing else to do), or the
+ * status of a refusal said. */
 static int two_args(const char *sub, int argc, char **argv, const char **x, const char **y)
 {
 	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -609,8 +614,9 @@ static int two_args(const char *sub, int argc, char **argv, const char **x, cons
 	*x = *y = NULL;
 	sub_getopt_start();
 	/* No option but --help: the first one met ends the reading. */
-	if ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
-		return c == 'h' ? sub_help(sub) : sub_getopt_error(sub, argv, longopts, c);
+	bool help_scanned = false;
+	if ((c = cli_getopt_long(argc, argv, ":h", longopts, &help_scanned)) != -1)
+		return c == 'h' ? (sub_help(sub), -1) : sub_getopt_error(sub, argv, longopts, c);
 	for (int i = optind; i < argc; i++) {
 		if (!*x)
 			*x = argv[i];
@@ -629,7 +635,7 @@ static int cmd_encode(int argc, char **argv)
 	const char *in, *out;
 	int rc = two_args("encode", argc, argv, &in, &out);
 	if (rc)
-		return rc;
+		return rc < 0 ? CLI_OK : rc;
 	/* The text would be replaced by the archive it describes. */
 	if (out_same_file(in, out))
 		return sub_usage("encode", "OUT.nlt '%s': the same file as TEXT; expected another file (usage: netloom trace %s)",
@@ -652,7 +658,8 @@ static int cmd_verify(int argc, char **argv)
 	int c;
 	sub_getopt_start();
 	/* No option but --help: the first one met ends the reading. */
-	if ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
+	bool help_scanned = false;
+	if ((c = cli_getopt_long(argc, argv, ":h", longopts, &help_scanned)) != -1)
 		return c == 'h' ? sub_help("verify") : sub_getopt_error("verify", argv, longopts, c);
 	for (int i = optind; i < argc; i++) {
 		if (file)
@@ -718,7 +725,7 @@ static int cmd_convert(int argc, char **argv)
 {
 	const char *in, *out;
 	int rc = two_args("convert", argc, argv, &in, &out);
-	return rc ? rc : convert_run("convert", in, out);
+	return rc < 0 ? CLI_OK : rc ? rc : convert_run("convert", in, out);
 }
 
 /* `import IN -o OUT`: convert's arguments in the order other tools use. */
@@ -731,7 +738,8 @@ static int cmd_import(int argc, char **argv)
 	char given[64];
 	int c;
 	sub_getopt_start();
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":o:h", longopts, &help_scanned)) != -1) {
 		if (c == 'h')
 			return sub_help("import");
 		if (c != 'o')
@@ -773,7 +781,8 @@ static int cmd_export(int argc, char **argv)
 	const char *file = NULL, *dir = NULL;
 	int c;
 	sub_getopt_start();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while ((c = cli_getopt_long(argc, argv, ":h", longopts, &help_scanned)) != -1) {
 		if (c == 'h')
 			return sub_help("export");
 		if (c != SUB_OPT_OTF2)
@@ -864,7 +873,8 @@ static int cmd_pack(int argc, char **argv)
 	if (!traces)
 		return CLI_FAIL;
 	sub_getopt_start();
-	while (!rc && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	bool help_scanned = false;
+	while (!rc && (c = cli_getopt_long(argc, argv, ":h", longopts, &help_scanned)) != -1) {
 		if (c == 'h') {
 			free(traces);
 			return sub_help("pack");
@@ -941,7 +951,7 @@ static int cmd_unpack(int argc, char **argv)
 	const char *bundle, *dir;
 	int rc = two_args("unpack", argc, argv, &bundle, &dir);
 	if (rc)
-		return rc;
+		return rc < 0 ? CLI_OK : rc;
 	struct nl_err e = {0};
 	if (check_unpack_dir(dir, &e))
 		return report(&e);
@@ -992,9 +1002,10 @@ int cli_trace_main(int argc, char **argv)
 		char cmd[32];
 		snprintf(cmd, sizeof cmd, "trace %s", subs[i].name);
 		cli_set_command(cmd);
-		for (int j = 2; j < argc; j++)
-			if (is_help(argv[j]) && strcmp(argv[j], "help"))
-				return sub_help(subs[i].name);
+		/* --help anywhere is the subcommand's to find, as getopt_long
+		 * reads its line (cli_getopt_long): not a value ('import -o
+		 * -h') nor a word after '--' ('info -- -h'), which a scan here
+		 * took for it. */
 		/* What a command stages (encode's and convert's per-rank
 		 * streams, export's DIR.tmp-XXXXXX) is removed by a Ctrl-C or
 		 * SIGTERM, which then ends the command (core/output.h). */

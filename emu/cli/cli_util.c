@@ -819,6 +819,41 @@ int cli_getopt_error(const char *cmd, char **argv, const struct option *longopts
 	return cli_usage_error(cmd, "%s", msg);
 }
 
+/* getopt_long itself reads the line, so the words it takes as options (a
+ * value after -s or --topology, a cluster '-Ch', an abbreviation '--he',
+ * nothing after '--', POSIXLY_CORRECT) are the ones the command's own
+ * parse will take. It runs on a copy of argv, as it reorders the words it
+ * reads, and leaves optind and opterr as it found them: the command then
+ * reads the line as if this had not run. */
+bool cli_help_asked(int argc, char **argv, const char *optstring, const struct option *longopts)
+{
+	char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+	if (!copy)
+		return false;
+	memcpy(copy, argv, (size_t)argc * sizeof *copy);
+	copy[argc] = NULL;
+	int saved_optind = optind, saved_opterr = opterr, c;
+	bool help = false;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, copy, optstring, longopts, NULL)) != -1)
+		help = help || c == 'h';
+	optind = saved_optind;
+	opterr = saved_opterr;
+	free(copy);
+	return help;
+}
+
+int cli_getopt_long(int argc, char **argv, const char *optstring, const struct option *longopts, bool *help_scanned)
+{
+	if (!*help_scanned) {
+		*help_scanned = true;
+		if (cli_help_asked(argc, argv, optstring, longopts))
+			return 'h';
+	}
+	return getopt_long(argc, argv, optstring, longopts, NULL);
+}
+
 int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];

@@ -1,4 +1,5 @@
 /* netloom: entry point and subcommand dispatch. */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,7 +72,9 @@ static const char cli_version_usage[] =
  * what rank 0 does. */
 static int cli_version(int argc, char **argv, bool quiet)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	/* --help anywhere, as getopt_long reads it (the only option). */
+	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	if (cli_help_asked(argc, argv, ":h", longopts)) {
 		if (!quiet)
 			fputs(cli_version_usage, stdout);
 		return CLI_OK;
