@@ -417,9 +417,9 @@ static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *er
 static int live_record_check(const char *path, struct nl_err *err)
 {
 	if (!*path)
-		return nl_errf(err, NL_ECONFIG, "--record: '': empty file name; expected a file name (FILE.nlt)");
+		return nl_errf(err, NL_ECONFIG, "--record '': empty file name; expected a file name (FILE.nlt)");
 	if (!strcmp(path, "-"))
-		return nl_errf(err, NL_ECONFIG, "--record: '-': an archive is written to a file, not to standard output; "
+		return nl_errf(err, NL_ECONFIG, "--record '-': an archive is written to a file, not to standard output; "
 						"expected a file name (FILE.nlt)");
 	char *real;
 	int kind = nl_output_target(path, &real, err);
@@ -427,7 +427,7 @@ static int live_record_check(const char *path, struct nl_err *err)
 		return nl_err_prefix(err, "--record");
 	free(real);
 	if (kind == NL_OUT_STREAM)
-		return nl_errf(err, NL_ECONFIG, "--record: '%s': a device or FIFO; expected a file name for the archive",
+		return nl_errf(err, NL_ECONFIG, "--record '%s': a device or FIFO; expected a file name for the archive",
 			       path);
 	return 0;
 }

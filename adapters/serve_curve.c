@@ -202,7 +202,7 @@ int live_curve_keygen(const char *path, struct nl_err *err)
 	/* Two files, PATH and PATH.pub: no standard output ('-'), which the
 	 * shared check below would take, and its empty-name wording. */
 	if (!*path || !strcmp(path, "-"))
-		return nl_errf(err, NL_ECONFIG, "--curve-keygen '%s': %s (expected a file to write; the key pair goes to "
+		return nl_errf(err, NL_ECONFIG, "--curve-keygen '%s': %s; expected a file to write (the key pair goes to "
 			       "FILE and FILE.pub)", path, *path ? "not a file name" : "empty file name");
 	NL_CHECK(nl_zmq_open(err));
 	if (!zmq_has("curve"))

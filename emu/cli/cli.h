@@ -53,11 +53,19 @@ int cli_report(const struct nl_err *err);
 /* The exit code cli_report would return for err, printing nothing. */
 int cli_exit_code(const struct nl_err *err);
 
+/* An empty value '' of opt (an option, or an argument's name: "OUT.nlt"),
+ * in one wording for every command: "--json '': empty file name; expected
+ * a file to write, or '-' for standard output" (kind "file", expected
+ * CLI_EXPECT_OUTPUT), "--otf2 '': empty directory name; expected ...".
+ * Returns NL_EINVAL with that line in err. */
+#define CLI_EXPECT_OUTPUT "a file to write, or '-' for standard output"
+int cli_empty_name(const char *opt, const char *kind, const char *expected, struct nl_err *err);
+
 /* Before the work: can `path`, the value of output option `opt`
  * ("--json"), be written? out_check_writable, its message prefixed with
  * the option ("--json: out/r.json: out: no such directory": a command
- * with several outputs says which one), and with an empty name always
- * named by its option; an argument's name ("OUT.nlt") is not prefixed,
+ * with several outputs says which one), and an empty name refused by
+ * cli_empty_name; an argument's name ("OUT.nlt") is not prefixed,
  * the message already names its path. A path that starts with '-' (but
  * "-") is refused as an option taken for the value ("--json '--csv': an
  * option, not a file name ..."). A directory, a link to a missing file or a missing folder is

@@ -232,8 +232,11 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	if (!*dir)
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
-	if (!**dir)
-		return cli_usage_error(cmd, "-o '': empty directory name; expected a directory to write the report to");
+	if (!**dir) {
+		struct nl_err err = {0};
+		cli_empty_name("-o", "directory", "a directory to write the report to", &err);
+		return cli_usage_error(cmd, "%s", err.msg);
+	}
 	/* '-' is standard output for every output (docs/results.md), and as
 	 * replay's --otf2 the report cannot go there: not a directory named so. */
 	if (!strcmp(*dir, "-"))

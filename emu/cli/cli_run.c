@@ -267,13 +267,12 @@ static int run_parse_args(int argc, char **argv, struct run_opts *o)
 		if (rc != 0)
 			return rc;
 	}
+	struct nl_err err = {0};
 	if (o->json_path && !o->json_path[0])
-		return cli_usage_error(cmd, "--json '': empty file name; expected a file to write, or '-' for standard "
-				       "output");
-	if (o->plot_path && !o->plot_path[0])
-		return cli_usage_error(cmd, "--plot '': empty file name; expected a file to write, or '-' for standard "
-				       "output");
-	return 0;
+		cli_empty_name("--json", "file", CLI_EXPECT_OUTPUT, &err);
+	else if (o->plot_path && !o->plot_path[0])
+		cli_empty_name("--plot", "file", CLI_EXPECT_OUTPUT, &err);
+	return err.code ? cli_usage_error(cmd, "%s", err.msg) : 0;
 }
 
 /* sweep's --rates A:B:STEP, required, into o->a, o->b, o->step. 0, or the

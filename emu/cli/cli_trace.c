@@ -213,7 +213,7 @@ static int check_archive_out(const char *opt, const char *out, struct nl_err *e)
 	 * for standard output" of an empty name), as serve's --curve-keygen
 	 * refuses both. */
 	if (!*out)
-		return nl_errf(e, NL_EINVAL, "%s '': empty file name; expected a file to write", opt);
+		return cli_empty_name(opt, "file", "a file to write", e);
 	if (!strcmp(out, "-"))
 		return nl_errf(e, NL_EINVAL, "%s '-': not a file name (an archive cannot go to standard output); "
 			       "expected a file to write", opt);
@@ -246,21 +246,22 @@ static int report_out(const struct nl_err *e, bool is_unwritten)
  * they exist (out_staged_mkdir), so a SIGINT or SIGTERM leaves neither. */
 static int check_unpack_dir(const char *dir, struct nl_err *e)
 {
-	static const char *const expected = "expected a directory to unpack the bundle into (made if missing)";
+	static const char *const expected = "a directory to unpack the bundle into (made if missing)";
 	struct stat st;
 	bool made = false;
 	if (!*dir)
-		return nl_errf(e, NL_EINVAL, "DIR: empty name; %s", expected);
+		return cli_empty_name("DIR", "directory", expected, e);
 	/* '-' is standard output to every other output: here it made a
 	 * directory named '-' (./- still names one). */
 	if (!strcmp(dir, "-"))
-		return nl_errf(e, NL_EINVAL, "DIR '-': not a directory name (files cannot unpack to standard output); %s",
+		return nl_errf(e, NL_EINVAL,
+			       "DIR '-': not a directory name (files cannot unpack to standard output); expected %s",
 			       expected);
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			return nl_errf(e, NL_EINVAL, "%s: not a directory; %s", dir, expected);
+			return nl_errf(e, NL_EINVAL, "%s: not a directory; expected %s", dir, expected);
 	} else if (errno == ENOENT && lstat(dir, &st) == 0) {
-		return nl_errf(e, NL_EIO, "%s: a symbolic link to a missing directory; %s", dir, expected);
+		return nl_errf(e, NL_EIO, "%s: a symbolic link to a missing directory; expected %s", dir, expected);
 	} else {
 		int r = out_staged_mkdir(dir, e);
 		if (r < 0)

@@ -282,11 +282,21 @@ int cli_probe_staging(const char *path, struct nl_err *err)
 	return 0;
 }
 
+int cli_empty_name(const char *opt, const char *kind, const char *expected, struct nl_err *err)
+{
+	return nl_errf(err, NL_EINVAL, "%s '': empty %s name; expected %s", opt, kind, expected);
+}
+
 int cli_check_output(const char *opt, const char *path, struct nl_err *err)
 {
+	/* Said here, not by out_check_writable ("empty file name (expected
+	 * ...)", which names no option): quoted as every other refusal of a
+	 * value, in the words run's and sweep's --json gave it. */
+	if (!*path)
+		return cli_empty_name(opt, "file", CLI_EXPECT_OUTPUT, err);
 	NL_CHECK(cli_value_not_option(opt, path, "file", "a file to write", err));
 	int rc = out_check_writable(path, err);
-	if (rc < 0 && (!*path || opt[0] == '-'))
+	if (rc < 0 && opt[0] == '-')
 		nl_err_prefix(err, "%s", opt);
 	return rc;
 }
@@ -308,7 +318,7 @@ int cli_check_otf2_dir(const char *dir, struct nl_err *err)
 {
 	static const char *const expected = "a new directory for the OTF2 archive";
 	if (!*dir)
-		return nl_errf(err, NL_EINVAL, "--otf2: empty directory name (expected %s)", expected);
+		return cli_empty_name("--otf2", "directory", expected, err);
 	/* Not standard output, as other outputs take '-': an archive is a
 	 * directory of files ('-' made a directory of that name). */
 	if (!strcmp(dir, "-"))

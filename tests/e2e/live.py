@@ -1192,7 +1192,7 @@ def case_errors(d):
     expect(not os.path.exists('%s/rf' % d), 'a refused routing function left a socket')
     # Not '': write failed, nor a key pair in a file named '-'.
     for name, why in (('', 'empty file name'), ('-', 'not a file name')):
-        refused(('--curve-keygen', name), "netloom serve: --curve-keygen '%s': %s (expected a file to write; the key pair "
+        refused(('--curve-keygen', name), "netloom serve: --curve-keygen '%s': %s; expected a file to write (the key pair "
                 "goes to FILE and FILE.pub)" % (name, why), 'keygen %r' % name)
     expect(not os.path.exists('-') and not os.path.exists('-.pub'), "keygen '-' wrote a file")
     # Half of the CURVE pair is the command line's error, named as serve's
@@ -1337,15 +1337,15 @@ def case_errors(d):
     # '-' is standard output (it made a file named '-' for --messages and
     # --record); an archive is a file: --record '-' or a FIFO is refused.
     refused(('--ranks', '2', '--listen', 'ipc://%s/rs' % d, '--record', '-'),
-            "netloom serve: --record: '-': an archive is written to a file, not to standard output; expected a file "
+            "netloom serve: --record '-': an archive is written to a file, not to standard output; expected a file "
             "name (FILE.nlt)", 'record -')
     # An empty name was offered '-' ("expected a file to write, or '-' for
     # standard output"), which the line above refuses.
     refused(('--ranks', '2', '--listen', 'ipc://%s/re' % d, '--record', ''),
-            "netloom serve: --record: '': empty file name; expected a file name (FILE.nlt)", 'record empty')
+            "netloom serve: --record '': empty file name; expected a file name (FILE.nlt)", 'record empty')
     os.mkfifo(os.path.join(d, 'rec.fifo'))
     refused(('--ranks', '2', '--listen', 'ipc://%s/rf' % d, '--record', '%s/rec.fifo' % d),
-            "netloom serve: --record: '%s/rec.fifo': a device or FIFO; expected a file name for the archive" % d,
+            "netloom serve: --record '%s/rec.fifo': a device or FIFO; expected a file name for the archive" % d,
             'record FIFO')
     refused(('--ranks', '2', '--listen', 'ipc://%s/ss' % d, '--json', '-', '--messages', '-'),
             "netloom serve: --messages '-': the same file as --json; expected another file", 'two on stdout')

@@ -525,11 +525,11 @@ done
 # An empty name, the same: it ran the whole replay, then failed naming
 # nothing (": cannot replace file", ": cannot move the archive into place").
 for opt in --json --svg --otf2; do
-  what="file name (expected a file to write, or '-' for standard output)"
-  [ $opt = --otf2 ] && what="directory name (expected a new directory for the OTF2 archive)"
+  what="file name; expected a file to write, or '-' for standard output"
+  [ $opt = --otf2 ] && what="directory name; expected a new directory for the OTF2 archive"
   out=$(nl=$(realpath "$netloom") && cd "$dir" && "$nl" replay "$dir/st.nlt" "$opt" '' 2>&1 > "$dir/empty.txt"); rc=$?
   expect_eq "replay $opt '' exit" $rc 2
-  expect_eq "replay $opt ''" "$out" "netloom replay: $opt: empty $what"
+  expect_eq "replay $opt ''" "$out" "netloom replay: $opt '': empty $what"
   expect_eq "replay $opt '': stdout" "$(wc -c < "$dir/empty.txt")" 0
   expect_eq "replay $opt '': nothing staged" "$(ls -a "$dir" | grep -c '^\.tmp')" 0
 done

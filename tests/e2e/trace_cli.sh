@@ -557,7 +557,7 @@ same "netloom trace export: option '--otf2' given twice (usage: netloom trace ex
 	"export: --otf2 twice named"
 [ ! -e "$T/i2.nlt" ] && [ ! -e "$T/x2.otf2" ] && ok "an output given twice: nothing written" || fail "an output given twice was written"
 expect 2 "export: --otf2 ''" "$NL" trace export "$T/bgp.nlt" --otf2 ''
-same "netloom trace export: --otf2: empty directory name (expected a new directory for the OTF2 archive)" "$T/err" "export: --otf2 '' named"
+same "netloom trace export: --otf2 '': empty directory name; expected a new directory for the OTF2 archive" "$T/err" "export: --otf2 '' named"
 # '-', as other outputs take it for standard output: refused, not made a
 # directory named '-' (run from $T, where it would be).
 o2dash="--otf2 '-': not a directory name (an OTF2 archive is a directory of files, it cannot go to standard output); expected a new directory for the OTF2 archive"
