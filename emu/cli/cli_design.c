@@ -551,7 +551,8 @@ static int eq_write_text(const struct eq_opts *o, const struct analyze_eq *e, co
 	fprintf(f, "diameter   %u\n", e->diameter);
 	fprintf(f, "aspl       %.6f\n", e->aspl);
 	fprintf(f, "a x d      %.6f\n", e->score);
-	fprintf(f, "search     %u generations, %u evaluations\n", e->generations, e->evaluations);
+	fprintf(f, "search     %u generation%s, %u evaluation%s\n", e->generations, e->generations == 1 ? "" : "s",
+		e->evaluations, e->evaluations == 1 ? "" : "s");
 	fclose(f);
 	return design_emit_text(o->output, buf, len, err);
 }

@@ -328,6 +328,13 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	return j;
 }
 
+/* The plural ending of a count's noun: "1 link", "2 links" (every count
+ * here can be 1: full:n=2 has one link, --metis-runs 1 one run). */
+static const char *describe_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static void describe_text(FILE *f, const struct describe_opts *o, const struct describe_result *r)
 {
 	const struct topo *t = r->t;
@@ -338,14 +345,15 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	fputc('\n', f);
 	fprintf(f, "routers         %u\n", t->n_routers);
 	fprintf(f, "endpoints       %u\n", t->n_endpoints);
-	fprintf(f, "radix           %u ports per router (endpoints included), %u router neighbours\n",
-		topo_max_radix(t), r->g.max_degree);
+	fprintf(f, "radix           %u port%s per router (endpoints included), %u router neighbour%s\n",
+		topo_max_radix(t), describe_s(topo_max_radix(t)), r->g.max_degree, describe_s(r->g.max_degree));
 	const struct topo_tree *tr = topo_tree_of(t);
 	if (tr && topo_tree_physical_switches(tr) != t->n_routers)
-		fprintf(f, "physical        %u switches (small core switches packaged together, seed 001 §4.1)\n",
-			topo_tree_physical_switches(tr));
+		fprintf(f, "physical        %u switch%s (small core switches packaged together, seed 001 §4.1)\n",
+			topo_tree_physical_switches(tr), topo_tree_physical_switches(tr) == 1 ? "" : "es");
 	else if (tr)
-		fprintf(f, "physical        %u switches\n", topo_tree_physical_switches(tr));
+		fprintf(f, "physical        %u switch%s\n", topo_tree_physical_switches(tr),
+			topo_tree_physical_switches(tr) == 1 ? "" : "es");
 	fprintf(f, "links           %llu router-router (%llu physical)\n", (unsigned long long)r->g.links,
 		(unsigned long long)r->g.phys_links);
 	if (!d->is_connected) {
@@ -355,14 +363,14 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 		fprintf(f, "aspl            %.6f\n", d->aspl);
 	} else {
 		if (d->is_diameter_exact)
-			fprintf(f, "diameter        %u (closed form; distances sampled, %u sources)\n", d->diameter,
-				d->n_sources);
+			fprintf(f, "diameter        %u (closed form; distances sampled, %u source%s)\n", d->diameter,
+				d->n_sources, describe_s(d->n_sources));
 		else
-			fprintf(f, "diameter        %u..%u (sampled, %u sources)\n", d->diameter, d->diameter_hi,
-				d->n_sources);
+			fprintf(f, "diameter        %u..%u (sampled, %u source%s)\n", d->diameter, d->diameter_hi,
+				d->n_sources, describe_s(d->n_sources));
 		fprintf(f, "aspl            %.6f +- %.6f (95%% confidence)\n", d->aspl, d->aspl_ci95);
 	}
-	fprintf(f, "distances       %s, %u BFS source%s", d->method, d->n_sources, d->n_sources == 1 ? "" : "s");
+	fprintf(f, "distances       %s, %u BFS source%s", d->method, d->n_sources, describe_s(d->n_sources));
 	if (!d->is_exact && d->n_sources < d->samples_wanted)
 		fprintf(f, " of %u (the sampling budget ran out; --samples N runs N)", d->samples_wanted);
 	fprintf(f, "\n");
@@ -373,18 +381,20 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	if (r->has_metis && r->b.is_endpoint_cut)
 		fprintf(f, "bisection       %llu endpoint link%s (one router: endpoints %llu | %llu, the switch with the "
 			   "first half; seed 002 §4.3)\n",
-			(unsigned long long)r->b.cut, r->b.cut == 1 ? "" : "s", (unsigned long long)r->b.part_weight[0],
+			(unsigned long long)r->b.cut, describe_s(r->b.cut), (unsigned long long)r->b.part_weight[0],
 			(unsigned long long)r->b.part_weight[1]);
 	else if (r->has_metis && t->n_endpoints > 0)
-		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, endpoints %llu | %llu)\n",
-			(unsigned long long)r->b.cut, r->b.runs, (unsigned long long)r->b.part_weight[0],
+		fprintf(f, "bisection       %llu link%s by METIS (%u seeded run%s, endpoints %llu | %llu)\n",
+			(unsigned long long)r->b.cut, describe_s(r->b.cut), r->b.runs, describe_s(r->b.runs),
+			(unsigned long long)r->b.part_weight[0],
 			(unsigned long long)r->b.part_weight[1]);
 	else if (r->has_metis) /* no endpoints: the halves balance routers */
-		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, routers %u | %u; no endpoints)\n",
-			(unsigned long long)r->b.cut, r->b.runs, r->b.part_routers[0], r->b.part_routers[1]);
+		fprintf(f, "bisection       %llu link%s by METIS (%u seeded run%s, routers %u | %u; no endpoints)\n",
+			(unsigned long long)r->b.cut, describe_s(r->b.cut), r->b.runs, describe_s(r->b.runs),
+			r->b.part_routers[0], r->b.part_routers[1]);
 	if (r->f.has)
-		fprintf(f, "bisection       %s%.10g links by %s\n", r->f.is_upper_bound ? "<= " : "", r->f.value,
-			r->f.source);
+		fprintf(f, "bisection       %s%.10g link%s by %s\n", r->f.is_upper_bound ? "<= " : "", r->f.value,
+			r->f.value == 1 ? "" : "s", r->f.source);
 	const char *basis_name;
 	double basis = describe_ratio_basis(r, &basis_name);
 	if (basis >= 0 && r->g.phys_links)
@@ -398,14 +408,14 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 		describe_moore_text(mb, mr, sizeof mb, t->n_routers, r->g.max_degree, d->diameter);
 	if (d->is_connected && d->is_diameter_exact) {
 		fprintf(f, "moore ratio     %s (%u router%s / Moore bound %s for degree %u, diameter %u)\n", mr,
-			t->n_routers, t->n_routers == 1 ? "" : "s", mb, r->g.max_degree, d->diameter);
+			t->n_routers, describe_s(t->n_routers), mb, r->g.max_degree, d->diameter);
 	} else if (d->is_connected) { /* the true diameter is only bracketed */
 		char mb_hi[48], mr_hi[48];
 		describe_moore_text(mb_hi, mr_hi, sizeof mb_hi, t->n_routers, r->g.max_degree, d->diameter_hi);
 		fprintf(f,
-			"moore ratio     <= %s, approximate (%u routers / Moore bound %s for degree %u and the "
+			"moore ratio     <= %s, approximate (%u router%s / Moore bound %s for degree %u and the "
 			"sampled diameter's lower bound %u; %s at its upper bound %u)\n",
-			mr, t->n_routers, mb, r->g.max_degree, d->diameter, mr_hi, d->diameter_hi);
+			mr, t->n_routers, describe_s(t->n_routers), mb, r->g.max_degree, d->diameter, mr_hi, d->diameter_hi);
 	}
 	if (o->faults) {
 		const struct analyze_faults *fl = &r->fl;
@@ -418,9 +428,10 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 			 * "45% of 3 links" is 1 link, which the line says. */
 			uint64_t removed = fl->removed[fl->tolerance_pct / fl->step_pct];
 			fprintf(f,
-				"link faults     tolerates %d%% of %llu links (%llu removed; more than half of %u trials "
+				"link faults     tolerates %d%% of %llu link%s (%llu removed; more than half of %u trial%s "
 				"connected)\n",
-				fl->tolerance_pct, (unsigned long long)fl->links, (unsigned long long)removed, fl->trials);
+				fl->tolerance_pct, (unsigned long long)fl->links, describe_s(fl->links),
+				(unsigned long long)removed, fl->trials, describe_s(fl->trials));
 		}
 		fprintf(f, "connected      ");
 		for (uint32_t s = 0; s < fl->n_steps; s++)

@@ -906,6 +906,28 @@ def case_bisection_formulas():
     check("no ratio line from a bound", "bisection ratio" not in out)
 
 
+def case_describe_counts():
+    # A count of 1 takes the singular: full:n=2 has one link and one
+    # neighbour a router ("1 router neighbours", "1 links by METIS (1
+    # seeded runs", "of 1 links ... of 1 trials"), clos:l=1 one switch.
+    out = run("topo", "describe", "full:n=2,p=1", "--bisection", "--metis-runs", "1", "--faults", "--trials",
+              "1").stdout.decode()
+    for line in ("radix           2 ports per router (endpoints included), 1 router neighbour\n",
+                 "bisection       1 link by METIS (1 seeded run, endpoints 1 | 1)\n",
+                 "bisection       1 link by HyperX eq. 1 (seed 001 §3)\n",
+                 "link faults     tolerates 45% of 1 link (0 removed; more than half of 1 trial connected)\n"):
+        check(f"singular {line!r} in {out!r}", line in out)
+    out = run("topo", "describe", "N14K6[-1,1,3,9](4)", "--bisection", "--metis-runs", "1").stdout.decode()
+    check(f"one run, routers: {out!r}", "(1 seeded run, routers 7 | 7; no endpoints)\n" in out)
+    out = run("topo", "describe", "clos:l=1,r=8").stdout.decode()
+    check(f"one switch: {out!r}", "physical        1 switch\n" in out)
+    out = run("topo", "describe", "torus:k=4x4", "--bisection", "--faults").stdout.decode()
+    check(f"plurals stay: {out!r}", "4 router neighbours\n" in out and "(8 seeded runs," in out
+          and "of 32 links (" in out and "of 100 trials connected" in out)
+    out = run("design", "equality", "--routers", "14", "--radix", "6", "--generations", "1").stdout.decode()
+    check(f"one generation: {out!r}", re.search(r"\nsearch     1 generation, \d+ evaluations\n", out))
+
+
 def case_design_limits():
     import time
     # A bisection no HyperX of radix 128 reaches: answered at once (it ran
