@@ -281,7 +281,8 @@ static int eq_i64cmp(const void *a, const void *b)
 static int eq_check_request(uint32_t N, uint32_t K, uint32_t popn, uint32_t gens, struct nl_err *err)
 {
 	if (N < 6 || N % 2)
-		return nl_errf(err, NL_EINVAL, "design equality: --routers %u: expected an even number >= 6", N);
+		return nl_errf(err, NL_EINVAL, "design equality: --routers: expected an even integer of at least 6, got '%u'",
+				       N);
 	if (K < 3 || K >= N)
 		return nl_errf(err, NL_EINVAL, "design equality: --radix: expected an integer in 3..%u for %u routers, "
 			       "got '%u'", N - 1, N, K);

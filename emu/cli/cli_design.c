@@ -436,6 +436,16 @@ static int eq_parse_args(const char *cmd, int argc, char **argv, struct eq_opts 
 static int eq_check_opts(const char *cmd, struct eq_opts *o)
 {
 	struct nl_err err = {0};
+	/* An Equality network pairs its routers (seed 002 §3.3): N is even.
+	 * Said as the range is ('--routers 15: expected an even number >= 6'
+	 * read unlike every other option's refusal). */
+	if (o->N % 2) {
+		const struct topo_ops *fam = topo_find("equality", &err);
+		if (!fam)
+			return cli_report(&err);
+		return cli_usage_error(cmd, "--routers: expected an even integer in 6..%llu, got '%llu'",
+				       (unsigned long long)param_find(fam->params, "n")->max, (unsigned long long)o->N);
+	}
 	/* --radix's bound is N - 1 (a router has N - 1 others to link to), so
 	 * it is checked once --routers, given before or after it, is known. */
 	if (o->radix_arg) {

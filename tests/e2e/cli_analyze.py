@@ -962,8 +962,13 @@ def case_design_limits():
                    "--seed: expected an integer in 0..9200000000000000000, got '18446744073709551615'")
     # The search's refusals read as the options' do, 'netloom design
     # FAMILY: ...' (they said 'netloom: equality design: ...').
-    one_line_error(run("design", "equality", "--routers", "7", "--radix", "4", code=2),
-                   "netloom design equality: --routers 7: expected an even number >= 6")
+    # An odd count reads as the range does ('--routers 15: expected an even
+    # number >= 6'), before or after --radix, which is then not judged.
+    for args in (("--routers", "7", "--radix", "4"), ("--routers", "15", "--radix", "4"),
+                 ("--radix", "20", "--routers", "15")):
+        one_line_error(run("design", "equality", *args, code=2),
+                       f"netloom design equality: --routers: expected an even integer in 6..16777216, got "
+                       f"'{args[args.index('--routers') + 1]}'")
     p = run("design", "equality", "--routers", "16777218", "--radix", "6", code=2)
     one_line_error(p, "--routers: expected an integer in 6..16777216, got '16777218'")
     # --radix's range is 3..N-1 given --routers, before or after it, in one
@@ -1106,7 +1111,7 @@ def case_errors():
     p = run("design", "hyperx", "--terminals", "100", "--radix", "1", "--bisection", "0.5", code=2)
     one_line_error(p, "--radix")
     p = run("design", "equality", "--routers", "15", "--radix", "4", code=2)
-    one_line_error(p, "even number")
+    one_line_error(p, "--routers: expected an even integer in 6..16777216, got '15'")
     p = run("design", "mesh", code=2)
     one_line_error(p, "netloom design: unknown family 'mesh' (valid: hyperx,")
     # A NUL byte cut the line there and the rest was dropped silently

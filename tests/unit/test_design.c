@@ -426,7 +426,7 @@ static void test_equality_ga(void)
 	analyze_eq_release(&r3);
 
 	CHECK_ERR(analyze_equality_design(&(struct analyze_eq_req){.N = 15, .K = 6}, &r1, &e), NL_EINVAL, &e,
-		  "even number");
+		  "--routers: expected an even integer of at least 6, got '15'");
 	CHECK_ERR(analyze_equality_design(&(struct analyze_eq_req){.N = 14, .K = 14}, &r1, &e), NL_EINVAL, &e,
 		  "--radix: expected an integer in 3..13 for 14 routers, got '14'");
 }
