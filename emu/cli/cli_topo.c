@@ -335,6 +335,31 @@ static const char *describe_s(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* The text histogram's distances shown: all up to DESCRIBE_HIST_ALL, else
+ * the first DESCRIBE_HIST_HEAD and the last DESCRIBE_HIST_TAIL. A path or a
+ * ring has a distance per two routers, and one line of them all is no use
+ * to read (dln:n=16777216,d=2 printed 8,388,608 entries, ~140 MB); --json
+ * keeps every one. */
+#define DESCRIBE_HIST_ALL 24
+#define DESCRIBE_HIST_HEAD 16
+#define DESCRIBE_HIST_TAIL 4
+
+static void describe_hist_text(FILE *f, const struct analyze_dist *d)
+{
+	uint32_t n = d->hist_len ? d->hist_len - 1 : 0; /* distances 1..n */
+	bool is_cut = n > DESCRIBE_HIST_ALL;
+
+	fprintf(f, "histogram      ");
+	for (uint32_t i = 1; i <= n; i++) {
+		if (is_cut && i == DESCRIBE_HIST_HEAD + 1) {
+			fprintf(f, " ... %u more (--json lists all) ...", n - DESCRIBE_HIST_HEAD - DESCRIBE_HIST_TAIL);
+			i = n - DESCRIBE_HIST_TAIL + 1;
+		}
+		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
+	}
+	fprintf(f, "%s\n", d->is_exact ? " (router pairs)" : " (estimated router pairs)");
+}
+
 static void describe_text(FILE *f, const struct describe_opts *o, const struct describe_result *r)
 {
 	const struct topo *t = r->t;
@@ -374,10 +399,7 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	if (!d->is_exact && d->n_sources < d->samples_wanted)
 		fprintf(f, " of %u (the sampling budget ran out; --samples N runs N)", d->samples_wanted);
 	fprintf(f, "\n");
-	fprintf(f, "histogram      ");
-	for (uint32_t i = 1; i < d->hist_len; i++)
-		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
-	fprintf(f, "%s\n", d->is_exact ? " (router pairs)" : " (estimated router pairs)");
+	describe_hist_text(f, d);
 	if (r->has_metis && r->b.is_endpoint_cut)
 		fprintf(f, "bisection       %llu endpoint link%s (one router: endpoints %llu | %llu, the switch with the "
 			   "first half; seed 002 §4.3)\n",

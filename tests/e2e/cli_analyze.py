@@ -928,6 +928,22 @@ def case_describe_counts():
     check(f"one generation: {out!r}", re.search(r"\nsearch     1 generation, \d+ evaluations\n", out))
 
 
+def case_describe_histogram():
+    # The text histogram is bounded: past 24 distances the first 16 and the
+    # last 4 (mesh:k=1000 printed all 999 on one line, dln:n=16777216,d=2
+    # 8,388,608 of them, ~140 MB); --json keeps every distance.
+    out = run("topo", "describe", "mesh:k=1000").stdout.decode()
+    line = [x for x in out.splitlines() if x.startswith("histogram")][0]
+    eq("1000-router line's histogram", line,
+       "histogram       " + " ".join(f"{h}:{1000 - h}" for h in range(1, 17))
+       + " ... 979 more (--json lists all) ... 996:4 997:3 998:2 999:1 (router pairs)")
+    eq("json keeps all", run_json("topo", "describe", "mesh:k=1000", "--json")["histogram"],
+       [0] + [1000 - h for h in range(1, 1000)])
+    out = run("topo", "describe", "mesh:k=25").stdout.decode()
+    check(f"24 distances in full: {out!r}",
+          "\nhistogram       " + " ".join(f"{h}:{25 - h}" for h in range(1, 25)) + " (router pairs)\n" in out)
+
+
 def case_design_limits():
     import time
     # A bisection no HyperX of radix 128 reaches: answered at once (it ran
