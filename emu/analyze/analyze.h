@@ -349,12 +349,19 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
  * configuration of at most R ports reaches under the same rules and
  * limits (0 when none fits R): the most a request gets listed within
  * ANALYZE_FULLBW_MAX_PORTS, with the smallest configuration of that
- * listing, or, when every listing at R passes that limit, the largest
- * configuration's. NL_EINVAL for an unknown family, NL_ENOMEM. */
+ * listing (is_listable), or, when every listing at R passes that limit,
+ * the largest configuration's; then listable_radix is the largest radix
+ * below R with a listing within the limit (0: none), and listable_terminals
+ * and listable_spec the most a request gets listed there.
+ * NL_EINVAL for an unknown family, NL_ENOMEM. */
 struct analyze_fullbw_reach {
 	uint32_t min_radix;
 	uint64_t max_terminals;
 	char max_spec[160]; /* the configuration reaching them ("" when none) */
+	bool is_listable;   /* a request for max_terminals is listed within the limit */
+	uint32_t listable_radix;
+	uint64_t listable_terminals;
+	char listable_spec[160];
 };
 int analyze_fullbw_reach(const char *family, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err);
 

@@ -307,8 +307,10 @@ static int fullbw_reach_listable(int (*gen)(struct cfg_list *, uint64_t, uint32_
 	if (c->n == 0)
 		return 0;
 	NL_CHECK(fullbw_dry(gen, c->out->max_terminals, R, false, &l, err));
-	if (l.work <= ANALYZE_FULLBW_MAX_PORTS)
+	if (l.work <= ANALYZE_FULLBW_MAX_PORTS) {
+		c->out->is_listable = true;
 		return 0;
+	}
 	qsort(c->v, c->n, sizeof *c->v, reach_cmp_desc);
 	for (size_t i = 0; i < c->n; i++) {
 		least += c->v[i].least_ports;
@@ -330,27 +332,141 @@ static int fullbw_reach_listable(int (*gen)(struct cfg_list *, uint64_t, uint32_
 		}
 		NL_CHECK(fullbw_dry(gen, lo, R, true, &l, err));
 		c->out->max_terminals = lo;
+		c->out->is_listable = true;
 		snprintf(c->out->max_spec, sizeof c->out->max_spec, "%s", l.fewest_spec);
 		return 0;
 	}
 	return 0;
 }
 
-int analyze_fullbw_reach(const char *family, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err)
+static size_t fullbw_find(const char *family)
 {
 	size_t g = 0, n_gen = sizeof fullbw_generators / sizeof fullbw_generators[0];
+	while (g < n_gen && strcmp(family, fullbw_generators[g].name))
+		g++;
+	return g;
+}
+
+/* The reach at radix R alone (analyze_fullbw_reach without the radix
+ * below when nothing at R is listable). */
+static int fullbw_reach_at(size_t g, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err)
+{
 	struct reach_ctx c = {.out = out};
 
 	memset(out, 0, sizeof *out);
-	while (g < n_gen && strcmp(family, fullbw_generators[g].name))
-		g++;
-	if (g == n_gen)
-		return nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
 	fullbw_generators[g].reach(R, &c);
-	int rc = c.is_oom ? nl_errf(err, NL_ENOMEM, "design %s: out of memory", family)
+	int rc = c.is_oom ? nl_errf(err, NL_ENOMEM, "design %s: out of memory", fullbw_generators[g].name)
 			  : fullbw_reach_listable(fullbw_generators[g].gen, R, &c, err);
 	free(c.v);
 	return rc;
+}
+
+/* The largest radix in lo..hi at which fits(radix) holds, given it holds
+ * at lo (0 when it does not): a listing at radix R holds the one at any
+ * lower radix (configurations of at most R ports), so what fits the port
+ * limit at R fits below it and a bisection finds the edge. */
+struct fullbw_edge {
+	size_t g;
+	uint64_t N; /* fullbw_fits_n: the terminals asked for */
+};
+
+static int fullbw_fits_reach(const struct fullbw_edge *e, uint32_t R, bool *fits, struct nl_err *err)
+{
+	struct analyze_fullbw_reach r;
+	NL_CHECK(fullbw_reach_at(e->g, R, &r, err));
+	*fits = r.is_listable && r.max_terminals > 0;
+	return 0;
+}
+
+static int fullbw_fits_n(const struct fullbw_edge *e, uint32_t R, bool *fits, struct nl_err *err)
+{
+	struct cfg_list l;
+	NL_CHECK(fullbw_dry(fullbw_generators[e->g].gen, e->N, R, false, &l, err));
+	*fits = l.work <= ANALYZE_FULLBW_MAX_PORTS;
+	return 0;
+}
+
+static int fullbw_edge_radix(const struct fullbw_edge *e, int (*fits)(const struct fullbw_edge *, uint32_t, bool *,
+								      struct nl_err *),
+			     uint32_t lo, uint32_t hi, uint32_t *out, struct nl_err *err)
+{
+	bool ok;
+	*out = 0;
+	if (lo > hi)
+		return 0;
+	NL_CHECK(fits(e, lo, &ok, err));
+	if (!ok)
+		return 0;
+	while (lo < hi) { /* lo fits, hi + 1 does not (or is past the range) */
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		NL_CHECK(fits(e, mid, &ok, err));
+		if (ok)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*out = lo;
+	return 0;
+}
+
+int analyze_fullbw_reach(const char *family, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err)
+{
+	size_t g = fullbw_find(family);
+	struct analyze_fullbw_reach below;
+
+	memset(out, 0, sizeof *out);
+	if (g == sizeof fullbw_generators / sizeof fullbw_generators[0])
+		return nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
+	NL_CHECK(fullbw_reach_at(g, R, out, err));
+	if (out->is_listable || !out->max_terminals)
+		return 0;
+	/* Every listing at R passes the limit (FleX past radix ~340): the
+	 * largest shape's count, which the line gave, was then refused. */
+	struct fullbw_edge e = {.g = g};
+	NL_CHECK(fullbw_edge_radix(&e, fullbw_fits_reach, out->min_radix, R - 1, &out->listable_radix, err));
+	if (out->listable_radix) {
+		NL_CHECK(fullbw_reach_at(g, out->listable_radix, &below, err));
+		out->listable_terminals = below.max_terminals;
+		snprintf(out->listable_spec, sizeof out->listable_spec, "%s", below.max_spec);
+	}
+	return 0;
+}
+
+/* The limit's refusal of N at R, with advice that is then listed: the
+ * largest lower radix whose listing of N fits and holds a configuration,
+ * or the most terminals listed at R (or, when none is, at the largest
+ * radix below where one is). */
+static int fullbw_refuse(size_t g, uint64_t N, uint32_t R, uint64_t work, struct nl_err *err)
+{
+	const char *family = fullbw_generators[g].name;
+	struct fullbw_edge e = {.g = g, .N = N};
+	struct analyze_fullbw_reach r;
+	struct cfg_list l;
+	uint32_t radix = 0;
+	char advice[256] = "fewer --terminals or a smaller --radix";
+
+	NL_CHECK(fullbw_reach_at(g, R, &r, err));
+	if (r.min_radix < R)
+		NL_CHECK(fullbw_edge_radix(&e, fullbw_fits_n, r.min_radix, R - 1, &radix, err));
+	if (radix)
+		NL_CHECK(fullbw_dry(fullbw_generators[g].gen, N, radix, false, &l, err));
+	if (radix && l.fewest_endpoints) /* a listing, not an empty one */
+		snprintf(advice, sizeof advice, "--radix %u lists --terminals %llu within it", radix,
+			 (unsigned long long)N);
+	else if (r.is_listable && r.max_terminals && r.max_terminals < N)
+		snprintf(advice, sizeof advice, "--terminals %llu or fewer (%s) at this radix",
+			 (unsigned long long)r.max_terminals, r.max_spec);
+	else {
+		NL_CHECK(analyze_fullbw_reach(family, R, &r, err));
+		if (!r.is_listable && r.listable_radix)
+			snprintf(advice, sizeof advice, "--radix %u with --terminals %llu or fewer (%s)",
+				 r.listable_radix, (unsigned long long)r.listable_terminals, r.listable_spec);
+	}
+	return nl_errf(err, NL_ERANGE,
+		       "design %s: --radix %u with --terminals %llu builds %llu router ports; "
+		       "expected at most %llu (seconds of work): %s",
+		       family, R, (unsigned long long)N, (unsigned long long)work,
+		       (unsigned long long)ANALYZE_FULLBW_MAX_PORTS, advice);
 }
 
 static int cfg_cmp(const void *a, const void *b)
@@ -385,11 +501,7 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
 	l.is_dry = true;
 	rc = fullbw_generators[g].gen(&l, N, R, err);
 	if (rc == 0 && l.work > ANALYZE_FULLBW_MAX_PORTS)
-		rc = nl_errf(err, NL_ERANGE,
-			     "design %s: --radix %u with --terminals %llu builds %llu router ports; "
-			     "expected at most %llu (seconds of work): lower --radix or --terminals",
-			     family, R, (unsigned long long)N, (unsigned long long)l.work,
-			     (unsigned long long)ANALYZE_FULLBW_MAX_PORTS);
+		rc = fullbw_refuse(g, N, R, l.work, err);
 	l.is_dry = false;
 	if (rc == 0)
 		rc = fullbw_generators[g].gen(&l, N, R, err);

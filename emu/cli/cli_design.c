@@ -91,7 +91,8 @@ static const char fullbw_usage[] =
 	"two groups by several) and measured diameter.\n"
 	"Every configuration is built, so a request whose configurations total\n"
 	"more than 5x10^7 router ports (about 5 s; e.g. Slim Fly beyond radix\n"
-	"~250 for 1,000 terminals) is refused, naming the total.\n"
+	"~250 for 1,000 terminals) is refused, naming the total and a --radix or\n"
+	"--terminals that is listed.\n"
 	"When no configuration meets the request, one line on stderr says why\n"
 	"('netloom design dragonfly: no configuration meets the request: within\n"
 	"radix R the most terminals are ...'), the text output is empty, --json\n"
@@ -622,6 +623,13 @@ static void fullbw_none_reason(char *why, size_t cap, const char *family, uint32
 	else if (R < r.min_radix)
 		snprintf(why, cap, ": the smallest %s with full global bandwidth has radix %u; expected --radix %u or more",
 			 family, r.min_radix, r.min_radix);
+	else if (!r.is_listable && r.listable_radix) /* that count would be refused by the port limit */
+		snprintf(why, cap,
+			 ": within radix %u every listing builds more than %llu router ports (the limit); at radix %u "
+			 "the most terminals are %llu (%s); expected --radix %u with --terminals %llu or fewer",
+			 R, (unsigned long long)ANALYZE_FULLBW_MAX_PORTS, r.listable_radix,
+			 (unsigned long long)r.listable_terminals, r.listable_spec, r.listable_radix,
+			 (unsigned long long)r.listable_terminals);
 	else
 		snprintf(why, cap,
 			 ": within radix %u the most terminals are %llu (%s); expected --terminals %llu or fewer, or a "

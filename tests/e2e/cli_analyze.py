@@ -821,6 +821,32 @@ def case_design_fullbw():
             most = run_json("design", fam, "--terminals", m.group(1), "--radix", radix, "--json")
             check(f"design {fam} --terminals {m.group(1)} --radix {radix} lists {m.group(2)}: {most!r}",
                   m.group(2) in [c["spec"] for c in most])
+    # Past radix ~340 every FleX listing passes the limit: the reason gave
+    # the largest shape's count (2214351876 at radix 400), and the limit's
+    # refusal said "lower --radix or --terminals", where any --terminals at
+    # radix 400 is refused. Each now names a request that lists; followed,
+    # it runs (exit 0).
+    one_line_error(run("design", "flex", "--terminals", "1000000000000", "--radix", "400", code=1),
+                   "netloom design flex: no configuration meets the request: within radix 400 every listing builds "
+                   "more than 50000000 router ports (the limit); at radix 341 the most terminals are 45600 "
+                   "(flex:nx=4,ny=4,nz=475,p=6); expected --radix 341 with --terminals 45600 or fewer")
+    most = run_json("design", "flex", "--terminals", "45600", "--radix", "341", "--json")
+    check(f"flex 45600 at radix 341 lists flex:nx=4,ny=4,nz=475,p=6: {most!r}",
+          "flex:nx=4,ny=4,nz=475,p=6" in [c["spec"] for c in most])
+    for args, advice, follow in (
+            (("flex", "--terminals", "100", "--radix", "400"), "--radix 341 lists --terminals 100 within it",
+             ("flex", "--terminals", "100", "--radix", "341")),
+            (("dragonfly", "--terminals", "1000", "--radix", "2000"), "--radix 842 lists --terminals 1000 within it",
+             ("dragonfly", "--terminals", "1000", "--radix", "842")),
+            (("flex", "--terminals", "38534580", "--radix", "40"),
+             "--terminals 4166568 or fewer (flex:nx=7,ny=7,nz=7086,p=12) at this radix",
+             ("flex", "--terminals", "4166568", "--radix", "40")),
+            (("dragonfly", "--terminals", "100000000000", "--radix", "65535"),
+             "--radix 842 with --terminals 4374 or fewer (dragonfly:a=18,p=9,h=9,g=27)",
+             ("dragonfly", "--terminals", "4374", "--radix", "842"))):
+        p = run("design", *args, code=2)
+        one_line_error(p, f"(seconds of work): {advice}")
+        check(f"{' '.join(follow)} lists", len(run_json("design", *follow, "--json")) > 0)
     # Slim Fly q = 9: k' = 13, full bandwidth p = 7, radix 20, 162 routers,
     # 1,053 links (Table 6 lowers p to 6 to stay near 1,000 terminals).
     sf = run_json("design", "slimfly", "--terminals", "1000", "--radix", "20", "--json")
