@@ -235,7 +235,7 @@ int analyze_export(const struct topo *t, const struct analyze_packing *pk, enum 
 
 /* --- design-space search --------------------------------------------------------- */
 
-#define ANALYZE_HX_MAX_L 32
+#define ANALYZE_HX_MAX_L 32 /* storage; the search stops at the hyperx family's bound (16) */
 
 /* HyperX design request (seed 001 §3.1): N terminals, radix R, relative
  * bisection B. */
@@ -259,7 +259,8 @@ struct analyze_hx {
 };
 
 /* Fewest-switch HyperX for the request by exhaustive search with the
- * paper's pruning (eqs. 2-9): L ascending, S nondecreasing, products capped
+ * paper's pruning (eqs. 2-9): L ascending (at most R - 1, and at most the
+ * dimensions the hyperx family builds: its s= takes 16), S nondecreasing, products capped
  * by the best so far (eq. 8), T >= ceil(N / P) (eq. 9), K the least trunking
  * meeting the bisection (eq. 4). Ties keep the lower L, then the
  * lexicographically smallest S. regular = all S_k and K_k equal. Bad
@@ -270,7 +271,7 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 
 /* Why the search finds nothing: the HyperX (regular or general) of radix
  * <= R and relative bisection >= B with the most terminals, within the
- * search's limits (at most ANALYZE_HX_MAX_L and R - 1 dimensions, the same
+ * search's limits (at most R - 1 dimensions and as many as the hyperx family's s= takes, the same
  * step budget), in out (found = true; T its terminals a switch, so the
  * most terminals are switches * T, saturated at 2^63). Ties keep the
  * smaller T. NL_ERANGE when the step budget runs out first, NL_EINVAL for

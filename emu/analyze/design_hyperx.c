@@ -19,6 +19,23 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/param.h"
+#include "topo/topo.h"
+
+/* The most dimensions the search considers: a design's spec is to build,
+ * and the hyperx family takes an s= of at most its parameter table's
+ * element count (16), where the search went to ANALYZE_HX_MAX_L (32) and
+ * printed specs the family refused ('--terminals 1048576 --radix 21
+ * --bisection 1' found L = 20). Seed 001 §3.1.2 bounds L by R - 1 alone,
+ * but looks for designs "in three or at most four dimensions". */
+static uint32_t hx_family_max_l(void)
+{
+	struct nl_err err = {0};
+	const struct topo_ops *ops = topo_find("hyperx", &err);
+	const struct param_def *s = ops ? param_find(ops->params, "s") : NULL;
+	uint32_t n = s ? (uint32_t)param_max_elements(s) : ANALYZE_HX_MAX_L;
+	return n < ANALYZE_HX_MAX_L ? n : ANALYZE_HX_MAX_L;
+}
 
 struct hx_search {
 	uint64_t N;
@@ -186,9 +203,11 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 	struct hx_search h = {
 		.N = req->N, .R = req->R, .B = req->B, .regular = regular, .best = UINT64_MAX, .out = out,
 	};
-	/* 1 <= L <= R - 1 (a hypercube uses R - 1 ports, seed 001 §3.1.2);
-	 * P >= 2^L, so L stops once 2^L reaches the best P. */
-	for (uint32_t L = 1; L < req->R && L <= ANALYZE_HX_MAX_L; L++) {
+	/* 1 <= L <= R - 1 (a hypercube uses R - 1 ports, seed 001 §3.1.2),
+	 * and what the family builds; P >= 2^L, so L stops once 2^L reaches
+	 * the best P. */
+	uint32_t max_l = hx_family_max_l();
+	for (uint32_t L = 1; L < req->R && L <= max_l; L++) {
 		if (L < 64 && (1ull << L) >= h.best)
 			break;
 		h.L = L;
@@ -235,7 +254,7 @@ static uint64_t hx_dim_floor(double B, uint32_t T, uint32_t S)
 struct hx_reach {
 	double B;
 	uint32_t R;
-	uint32_t Lcap;          /* the search's most dimensions: R - 1 and ANALYZE_HX_MAX_L */
+	uint32_t Lcap;          /* the search's most dimensions: R - 1 and hx_family_max_l() */
 	uint64_t work;          /* steps so far, against HX_MAX_WORK as the search */
 	uint64_t most;          /* most terminals so far */
 	struct analyze_hx *out; /* the configuration reaching them */
@@ -362,7 +381,7 @@ int analyze_hyperx_reach(const struct analyze_hx_req *req, bool regular, struct 
 	struct hx_reach r = {
 		.B = req->B,
 		.R = req->R,
-		.Lcap = req->R - 1 < ANALYZE_HX_MAX_L ? req->R - 1 : ANALYZE_HX_MAX_L,
+		.Lcap = req->R - 1 < hx_family_max_l() ? req->R - 1 : hx_family_max_l(),
 		.out = out,
 	};
 	if (regular)

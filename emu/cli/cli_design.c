@@ -43,6 +43,7 @@ static const char hyperx_usage[] =
 	"switch and relative bisection beta = min(K S)/2T >= B. Prints the best\n"
 	"regular (all S and K equal) and general design: L, S, K, T (fewest\n"
 	"terminals per switch; T_max the most that still fit), switches.\n"
+	"Dimensions go up to R - 1 and 16, the most the hyperx family builds.\n"
 	"A search that passes 5x10^7 steps (about 5 s; e.g. 10^10 terminals at\n"
 	"radix 128) is refused with one line.\n"
 	"When neither a regular nor a general HyperX meets the request, one line\n"

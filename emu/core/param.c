@@ -352,6 +352,11 @@ const struct param_def *param_find(const struct param_def *defs, const char *nam
 	return NULL;
 }
 
+int param_max_elements(const struct param_def *d)
+{
+	return d->type == PARAM_DIMS || d->type == PARAM_LIST ? PARAM_VEC_MAX : 1;
+}
+
 int param_defaults(const struct param_def *defs, void *out, const char *what, struct nl_err *err)
 {
 	for (const struct param_def *d = defs; d && d->name; d++)

@@ -115,6 +115,10 @@ int param_defaults(const struct param_def *defs, void *out, const char *what, st
 /* Look a parameter up by name; NULL if absent. */
 const struct param_def *param_find(const struct param_def *defs, const char *name);
 
+/* The most values the parameter takes: PARAM_VEC_MAX for a vector
+ * (PARAM_DIMS, PARAM_LIST), 1 otherwise. */
+int param_max_elements(const struct param_def *d);
+
 /* Write the value of one parameter as text, in the syntax param_set reads. */
 void param_format(const struct param_def *d, const void *in, char *buf, size_t cap);
 

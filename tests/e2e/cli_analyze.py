@@ -701,6 +701,20 @@ def case_design_hyperx():
         eq(f"{kind} {most} at radix 12", (d[kind] or {}).get("terminals"), most)
     d = run_json("design", "hyperx", "--terminals", "37", "--radix", "12", "--bisection", "3", "--json")
     eq("regular 37 at radix 12", d["regular"], None)
+    # The search considers only what the hyperx family builds, at most 16
+    # dimensions (its s= holds 16): 2^20 terminals at radix 21, bisection
+    # 1, found L = 20, whose spec 'topo describe' refused ("at most 16
+    # elements"). Now none meets it; the most terminals within 16
+    # dimensions are found, and that design's spec builds.
+    hx16 = "hyperx:s=2x2x2x2x2x2x2x2x2x2x2x2x3x3x3x3,k=1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1,t=1"
+    d = design_none(("hyperx", "--terminals", "1048576", "--radix", "21", "--bisection", "1"),
+                    f": within radix 21 and bisection 1 the most terminals are 331776 ({hx16}); "
+                    "expected --terminals 331776 or fewer, a larger --radix or a smaller --bisection")
+    eq("2^20 at radix 21 JSON", (d["regular"], d["general"]), (None, None))
+    d = run_json("design", "hyperx", "--terminals", "331776", "--radix", "21", "--bisection", "1", "--json")
+    eq("331776 at radix 21: general", (d["general"]["L"], d["general"]["spec"]), (16, hx16))
+    t = run_json("topo", "describe", d["general"]["spec"], "--json", "--sampled", "--samples", "8")
+    eq("16-dimension design builds", (t["routers"], t["radix"]), (331776, 21))
 
 
 def case_design_equality():
