@@ -111,6 +111,14 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 		      const struct analyze_dist_opts *o, struct analyze_dist *out, struct nl_err *err);
 void analyze_dist_release(struct analyze_dist *d);
 
+/* --- work limits ------------------------------------------------------------- */
+
+/* The longest an analysis asked for may take, at the rate its work runs
+ * on the conservative side of a release build on a shared 2-core host: a
+ * request past it is refused before it starts, with its size and the time
+ * (design equality's GA, describe's METIS runs and fault trials). */
+#define ANALYZE_MAX_WORK_S 360.0
+
 /* --- bisection --------------------------------------------------------------- */
 
 struct analyze_bisect_opts {
@@ -143,6 +151,14 @@ struct analyze_bisect {
  * fewer endpoints, or no router, is NL_EINVAL. */
 int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
 			 struct analyze_bisect *out, struct nl_err *err);
+
+/* Refuse (NL_EINVAL, naming --metis-runs) METIS runs whose work, runs x
+ * (routers + router pairs joined), passes ANALYZE_MAX_WORK_S at
+ * ANALYZE_METIS_STEPS_PER_S; analyze_bisect_metis checks it too, and a
+ * caller checks first to refuse before other work. */
+#define ANALYZE_METIS_STEPS_PER_S 3e5
+int analyze_bisect_metis_check(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
+			       struct nl_err *err);
 
 /* A paper's closed form for the topology's bisection, in physical links. */
 struct analyze_formula {
@@ -203,6 +219,13 @@ struct analyze_faults {
  * PRL 85, 2000); each step's marginal is still a uniform random subset. */
 int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o,
 			struct analyze_faults *out, struct nl_err *err);
+
+/* Refuse (NL_EINVAL, naming --trials) fault trials whose work, trials x
+ * (routers + links), passes ANALYZE_MAX_WORK_S at ANALYZE_FAULT_STEPS_PER_S;
+ * analyze_link_faults checks it too, with the links it counts. */
+#define ANALYZE_FAULT_STEPS_PER_S 1e7
+int analyze_link_faults_check(uint32_t routers, uint64_t links, const struct analyze_fault_opts *o,
+			      struct nl_err *err);
 
 /* --- export --------------------------------------------------------------------- */
 

@@ -25,6 +25,36 @@
 #define BISECT_RNG_SEEDS 0x4d455449ull /* stream id of the METIS seeds */
 #define BISECT_RUNS_DEFAULT 8
 
+/* Each run partitions twice (recursive and k-way), and METIS's time
+ * grows with the routers and the router pairs it is given. A release
+ * build measured, per run: dln:n=1000000,d=8 (10^6 routers, ~4 x 10^6
+ * pairs) about 14 s, 3.6 x 10^5 of them a second; torus:k=1024x1024
+ * about 0.7 s, 4 x 10^6 a second: a random graph's neighbours lie far
+ * apart. Taken at the random graph's rate: --metis-runs 1000 on the dln
+ * was 4 hours, the 8 default runs of dln:n=16777216,d=8 (extrapolated) half an hour. */
+int analyze_bisect_metis_check(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
+			       struct nl_err *err)
+{
+	uint32_t runs = o && o->runs ? o->runs : BISECT_RUNS_DEFAULT;
+	double size = (double)g->n + (double)g->links, work = runs * size;
+	double max_work = ANALYZE_MAX_WORK_S * ANALYZE_METIS_STEPS_PER_S;
+	if (g->n < 2 || work <= max_work)
+		return 0;
+	double min = work / ANALYZE_METIS_STEPS_PER_S / 60;
+	uint64_t most = (uint64_t)(max_work / size);
+	char advice[80];
+	if (most)
+		snprintf(advice, sizeof advice, "--metis-runs %llu or fewer", (unsigned long long)most);
+	else
+		snprintf(advice, sizeof advice, "a smaller network, as one run is %.5g", size);
+	return nl_errf(err, NL_EINVAL,
+		       "--bisection: %u METIS run%s x (%u routers + %llu router pairs) is %.5g steps, about %.0f %s "
+		       "of work at %.0g steps a second; expected at most %.3g (about %.0f minutes): %s",
+		       runs, runs == 1 ? "" : "s", g->n, (unsigned long long)g->links, work,
+		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", ANALYZE_METIS_STEPS_PER_S,
+		       max_work, ANALYZE_MAX_WORK_S / 60, advice);
+}
+
 int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
 			 struct analyze_bisect *out, struct nl_err *err)
 {
@@ -55,6 +85,7 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 			       "bisection needs at least 2 routers, or one with 2 endpoints; the topology has %u "
 			       "router%s and %llu endpoint%s",
 			       n, n == 1 ? "" : "s", (unsigned long long)ep_total, ep_total == 1 ? "" : "s");
+	NL_CHECK(analyze_bisect_metis_check(g, o, err));
 	if (n > (uint32_t)INT32_MAX || m > (uint32_t)INT32_MAX)
 		return nl_errf(err, NL_ERANGE, "graph too large for METIS (%u routers, %u adjacency entries)", n, m);
 	xadj = malloc(((size_t)n + 1) * sizeof *xadj);

@@ -39,7 +39,7 @@
  * minutes at its size's rate is refused before it starts instead of
  * running for hours or days (--routers 16 --radix 4 --population 100000
  * --generations 1000000 is 6.4 x 10^12 steps). */
-#define EQ_MAX_S 360.0
+#define EQ_MAX_S ANALYZE_MAX_WORK_S
 
 static double eq_steps_per_s(uint32_t N)
 {

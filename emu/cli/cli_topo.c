@@ -48,6 +48,8 @@ static const char describe_usage[] =
 	"                    spec's seed=\n"
 	"  --metis-runs N    seeded METIS runs, each recursive and k-way (default 8)\n"
 	"  --trials N        fault trials per 5% step (default 100)\n"
+	"                    (runs or trials past about 6 minutes of work are refused,\n"
+	"                    naming the most that fit)\n"
 	"  --exact           exact distances whatever the cost\n"
 	"  --sampled         sampled distances (see --samples)\n"
 	"  --samples N       sampled distances from N BFS sources, at least 2 (--sampled\n"
@@ -592,6 +594,15 @@ static int describe_analyze(const char *cmd, const struct describe_opts *o, stru
 	rc = analyze_graph_init(&r->g, r->t, err);
 	if (rc < 0)
 		return rc;
+	/* METIS runs and fault trials past their work limit are refused
+	 * before the distances, which take minutes themselves on a graph
+	 * that large. */
+	struct analyze_bisect_opts bo = {.seed = o->seed, .runs = (uint32_t)o->runs};
+	struct analyze_fault_opts fo = {.seed = o->seed, .trials = (uint32_t)o->trials};
+	if (o->bisection && (rc = analyze_bisect_metis_check(&r->g, &bo, err)) < 0)
+		return rc;
+	if (o->faults && (rc = analyze_link_faults_check(r->t->n_routers, r->g.phys_links, &fo, err)) < 0)
+		return rc;
 	struct analyze_dist_opts dopt = {.mode = o->mode, .samples = (uint32_t)o->samples, .seed = o->seed};
 	rc = analyze_distances(r->t, &r->g, &dopt, &r->d, err);
 	if (rc < 0)
@@ -605,14 +616,12 @@ static int describe_analyze(const char *cmd, const struct describe_opts *o, stru
 	if (rc < 0)
 		return rc;
 	if (o->bisection) {
-		struct analyze_bisect_opts bo = {.seed = o->seed, .runs = (uint32_t)o->runs};
 		rc = analyze_bisect_metis(&r->g, &bo, &r->b, err);
 		if (rc < 0)
 			return rc;
 		r->has_metis = true;
 	}
 	if (o->faults) {
-		struct analyze_fault_opts fo = {.seed = o->seed, .trials = (uint32_t)o->trials};
 		rc = analyze_link_faults(r->t, &fo, &r->fl, err);
 		if (rc < 0)
 			return rc;
