@@ -118,6 +118,14 @@ void analyze_dist_release(struct analyze_dist *d);
  * request past it is refused before it starts, with its size and the time
  * (design equality's GA, describe's METIS runs and fault trials). */
 #define ANALYZE_MAX_WORK_S 360.0
+/* The same for describe's METIS runs and fault trials: an hour. Their
+ * defaults (8 runs, 100 trials) on a network a user built must run, and
+ * the rates below are the slow graphs' (a torus runs about ten times
+ * faster): at six minutes, torus:k=4096x4096 --bisection was refused,
+ * which a release build ran whole in 156 s (8 runs estimated at 22
+ * minutes). An hour still refuses the requests that ran for days
+ * (--trials 1000000 on dln:n=1000000,d=8). */
+#define ANALYZE_MAX_RUNS_WORK_S 3600.0
 
 /* --- bisection --------------------------------------------------------------- */
 
@@ -153,7 +161,7 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 			 struct analyze_bisect *out, struct nl_err *err);
 
 /* Refuse (NL_EINVAL, naming --metis-runs) METIS runs whose work, runs x
- * (routers + router pairs joined), passes ANALYZE_MAX_WORK_S at
+ * (routers + router pairs joined), passes ANALYZE_MAX_RUNS_WORK_S at
  * ANALYZE_METIS_STEPS_PER_S; analyze_bisect_metis checks it too, and a
  * caller checks first to refuse before other work. */
 #define ANALYZE_METIS_STEPS_PER_S 3e5
@@ -221,7 +229,7 @@ int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o
 			struct analyze_faults *out, struct nl_err *err);
 
 /* Refuse (NL_EINVAL, naming --trials) fault trials whose work, trials x
- * (routers + links), passes ANALYZE_MAX_WORK_S at ANALYZE_FAULT_STEPS_PER_S;
+ * (routers + links), passes ANALYZE_MAX_RUNS_WORK_S at ANALYZE_FAULT_STEPS_PER_S;
  * analyze_link_faults checks it too, with the links it counts. */
 #define ANALYZE_FAULT_STEPS_PER_S 1e7
 int analyze_link_faults_check(uint32_t routers, uint64_t links, const struct analyze_fault_opts *o,

@@ -37,7 +37,7 @@ int analyze_bisect_metis_check(const struct analyze_graph *g, const struct analy
 {
 	uint32_t runs = o && o->runs ? o->runs : BISECT_RUNS_DEFAULT;
 	double size = (double)g->n + (double)g->links, work = runs * size;
-	double max_work = ANALYZE_MAX_WORK_S * ANALYZE_METIS_STEPS_PER_S;
+	double max_work = ANALYZE_MAX_RUNS_WORK_S * ANALYZE_METIS_STEPS_PER_S;
 	if (g->n < 2 || work <= max_work)
 		return 0;
 	double min = work / ANALYZE_METIS_STEPS_PER_S / 60;
@@ -52,7 +52,7 @@ int analyze_bisect_metis_check(const struct analyze_graph *g, const struct analy
 		       "of work at %.0g steps a second; expected at most %.3g (about %.0f minutes): %s",
 		       runs, runs == 1 ? "" : "s", g->n, (unsigned long long)g->links, work,
 		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", ANALYZE_METIS_STEPS_PER_S,
-		       max_work, ANALYZE_MAX_WORK_S / 60, advice);
+		       max_work, ANALYZE_MAX_RUNS_WORK_S / 60, advice);
 }
 
 int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,

@@ -39,7 +39,7 @@ int analyze_link_faults_check(uint32_t routers, uint64_t links, const struct ana
 {
 	uint32_t trials = o && o->trials ? o->trials : 100;
 	double size = (double)routers + (double)links, work = trials * size;
-	double max_work = ANALYZE_MAX_WORK_S * ANALYZE_FAULT_STEPS_PER_S;
+	double max_work = ANALYZE_MAX_RUNS_WORK_S * ANALYZE_FAULT_STEPS_PER_S;
 	if (work <= max_work)
 		return 0;
 	double min = work / ANALYZE_FAULT_STEPS_PER_S / 60;
@@ -54,7 +54,7 @@ int analyze_link_faults_check(uint32_t routers, uint64_t links, const struct ana
 		       "steps a second; expected at most %.3g (about %.0f minutes): %s",
 		       trials, trials == 1 ? "" : "s", routers, (unsigned long long)links, work,
 		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", ANALYZE_FAULT_STEPS_PER_S,
-		       max_work, ANALYZE_MAX_WORK_S / 60, advice);
+		       max_work, ANALYZE_MAX_RUNS_WORK_S / 60, advice);
 }
 
 int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o,

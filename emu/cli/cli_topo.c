@@ -48,7 +48,7 @@ static const char describe_usage[] =
 	"                    spec's seed=\n"
 	"  --metis-runs N    seeded METIS runs, each recursive and k-way (default 8)\n"
 	"  --trials N        fault trials per 5% step (default 100)\n"
-	"                    (runs or trials past about 6 minutes of work are refused,\n"
+	"                    (runs or trials past about an hour of work are refused,\n"
 	"                    naming the most that fit)\n"
 	"  --exact           exact distances whatever the cost\n"
 	"  --sampled         sampled distances (see --samples)\n"

@@ -988,25 +988,26 @@ def case_describe_work_limits():
     import time
     # --trials and --metis-runs had no work limit: --trials 1000000 on
     # dln:n=1000000,d=8 was about three days of trials, --metis-runs 1000
-    # on it about four hours. As design equality's GA, work past six
-    # minutes at a conservative rate is refused before any (the distances
-    # included), naming its size, the time and the most that fits.
+    # on it about four hours. As design equality's GA, work past a
+    # bound at a conservative rate is refused before any (the distances
+    # included), naming its size, the time and the most that fits; the
+    # bound is an hour, so the defaults run on large networks.
     for args, msg in (
             (("--faults", "--trials", "1000000"),
              "netloom topo describe: --faults: 1000000 trials x (65536 routers + 131072 links) is 1.9661e+11 steps, "
-             "about 5 hours of work at 1e+07 steps a second; expected at most 3.6e+09 (about 6 minutes): "
-             "--trials 18310 or fewer"),
+             "about 5 hours of work at 1e+07 steps a second; expected at most 3.6e+10 (about 60 minutes): "
+             "--trials 183105 or fewer"),
             (("--bisection", "--metis-runs", "10000", "--faults"),
              "netloom topo describe: --bisection: 10000 METIS runs x (65536 routers + 131072 router pairs) is "
-             "1.9661e+09 steps, about 109 minutes of work at 3e+05 steps a second; expected at most 1.08e+08 "
-             "(about 6 minutes): --metis-runs 549 or fewer")):
+             "1.9661e+09 steps, about 109 minutes of work at 3e+05 steps a second; expected at most 1.08e+09 "
+             "(about 60 minutes): --metis-runs 5493 or fewer")):
         t0 = time.monotonic()
         one_line_error(run("topo", "describe", "torus:k=256x256", *args, code=2), msg)
         check(f"{args}: refused in {time.monotonic() - t0:.2f} s", time.monotonic() - t0 < 2)
-    # One more than the count named is refused (following it runs near six
-    # minutes' estimate, too long for a test).
-    one_line_error(run("topo", "describe", "torus:k=256x256", "--faults", "--trials", "18311", code=2),
-                   "--trials 18310 or fewer")
+    # One more than the count named is refused (following it runs near an
+    # hour's estimate, too long for a test).
+    one_line_error(run("topo", "describe", "torus:k=256x256", "--faults", "--trials", "183106", code=2),
+                   "--trials 183105 or fewer")
 
 
 def case_design_limits():
