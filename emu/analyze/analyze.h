@@ -127,6 +127,23 @@ void analyze_dist_release(struct analyze_dist *d);
  * (--trials 1000000 on dln:n=1000000,d=8). */
 #define ANALYZE_MAX_RUNS_WORK_S 3600.0
 
+/* Repeated work (describe's METIS runs, its fault trials): how the
+ * refusal names it. */
+struct analyze_repeats {
+	const char *analysis;  /* the option asking for it: "--bisection" */
+	const char *one;       /* one repeat, singular: "METIS run" */
+	const char *short_one; /* the same, short: "run" */
+	const char *count;     /* the option counting them: "--metis-runs" */
+	const char *pairs;     /* what joins routers: "router pairs" */
+	double steps_per_s;    /* the conservative rate */
+};
+
+/* 0 when n repeats of (routers + pairs) steps each fit
+ * ANALYZE_MAX_RUNS_WORK_S at k's rate; else NL_EINVAL with the size, the
+ * time and the most that fit. */
+int analyze_repeats_check(const struct analyze_repeats *k, uint32_t n, uint32_t routers, uint64_t pairs,
+			  struct nl_err *err);
+
 /* --- bisection --------------------------------------------------------------- */
 
 struct analyze_bisect_opts {

@@ -35,24 +35,11 @@
 int analyze_bisect_metis_check(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
 			       struct nl_err *err)
 {
-	uint32_t runs = o && o->runs ? o->runs : BISECT_RUNS_DEFAULT;
-	double size = (double)g->n + (double)g->links, work = runs * size;
-	double max_work = ANALYZE_MAX_RUNS_WORK_S * ANALYZE_METIS_STEPS_PER_S;
-	if (g->n < 2 || work <= max_work)
+	static const struct analyze_repeats metis = {"--bisection", "METIS run", "run", "--metis-runs", "router pairs",
+						      ANALYZE_METIS_STEPS_PER_S};
+	if (g->n < 2)
 		return 0;
-	double min = work / ANALYZE_METIS_STEPS_PER_S / 60;
-	uint64_t most = (uint64_t)(max_work / size);
-	char advice[80];
-	if (most)
-		snprintf(advice, sizeof advice, "--metis-runs %llu or fewer", (unsigned long long)most);
-	else
-		snprintf(advice, sizeof advice, "a smaller network, as one run is %.5g", size);
-	return nl_errf(err, NL_EINVAL,
-		       "--bisection: %u METIS run%s x (%u routers + %llu router pairs) is %.5g steps, about %.0f %s "
-		       "of work at %.0g steps a second; expected at most %.3g (about %.0f minutes): %s",
-		       runs, runs == 1 ? "" : "s", g->n, (unsigned long long)g->links, work,
-		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", ANALYZE_METIS_STEPS_PER_S,
-		       max_work, ANALYZE_MAX_RUNS_WORK_S / 60, advice);
+	return analyze_repeats_check(&metis, o && o->runs ? o->runs : BISECT_RUNS_DEFAULT, g->n, g->links, err);
 }
 
 int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,

@@ -37,24 +37,9 @@ static uint32_t fault_find(uint32_t *parent, uint32_t x)
 int analyze_link_faults_check(uint32_t routers, uint64_t links, const struct analyze_fault_opts *o,
 			      struct nl_err *err)
 {
-	uint32_t trials = o && o->trials ? o->trials : 100;
-	double size = (double)routers + (double)links, work = trials * size;
-	double max_work = ANALYZE_MAX_RUNS_WORK_S * ANALYZE_FAULT_STEPS_PER_S;
-	if (work <= max_work)
-		return 0;
-	double min = work / ANALYZE_FAULT_STEPS_PER_S / 60;
-	uint64_t most = (uint64_t)(max_work / size);
-	char advice[80];
-	if (most)
-		snprintf(advice, sizeof advice, "--trials %llu or fewer", (unsigned long long)most);
-	else
-		snprintf(advice, sizeof advice, "a smaller network, as one trial is %.5g", size);
-	return nl_errf(err, NL_EINVAL,
-		       "--faults: %u trial%s x (%u routers + %llu links) is %.5g steps, about %.0f %s of work at %.0g "
-		       "steps a second; expected at most %.3g (about %.0f minutes): %s",
-		       trials, trials == 1 ? "" : "s", routers, (unsigned long long)links, work,
-		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", ANALYZE_FAULT_STEPS_PER_S,
-		       max_work, ANALYZE_MAX_RUNS_WORK_S / 60, advice);
+	static const struct analyze_repeats trials = {"--faults", "trial", "trial", "--trials", "links",
+						       ANALYZE_FAULT_STEPS_PER_S};
+	return analyze_repeats_check(&trials, o && o->trials ? o->trials : 100, routers, links, err);
 }
 
 int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o,

@@ -105,3 +105,25 @@ nomem:
 	analyze_graph_release(g);
 	return nl_errf(err, NL_ENOMEM, "%s: out of memory for the router graph", t->spec);
 }
+
+int analyze_repeats_check(const struct analyze_repeats *k, uint32_t n, uint32_t routers, uint64_t pairs,
+			  struct nl_err *err)
+{
+	double size = (double)routers + (double)pairs, work = n * size;
+	double max_work = ANALYZE_MAX_RUNS_WORK_S * k->steps_per_s;
+	if (work <= max_work)
+		return 0;
+	double min = work / k->steps_per_s / 60;
+	uint64_t most = (uint64_t)(max_work / size);
+	char advice[80];
+	if (most)
+		snprintf(advice, sizeof advice, "%s %llu or fewer", k->count, (unsigned long long)most);
+	else
+		snprintf(advice, sizeof advice, "a smaller network, as one %s is %.5g", k->short_one, size);
+	return nl_errf(err, NL_EINVAL,
+		       "%s: %u %s%s x (%u routers + %llu %s) is %.5g steps, about %.0f %s of work at %.0g steps a "
+		       "second; expected at most %.3g (about %.0f minutes): %s",
+		       k->analysis, n, k->one, n == 1 ? "" : "s", routers, (unsigned long long)pairs, k->pairs, work,
+		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", k->steps_per_s, max_work,
+		       ANALYZE_MAX_RUNS_WORK_S / 60, advice);
+}
