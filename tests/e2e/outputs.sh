@@ -189,13 +189,14 @@ expect_eq "run --json DANGLING: stdout" "$out" ""
 grep -q "^netloom run: --json: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
 [ -L dangling.json ] || fail "run --json DANGLING: the link was replaced"
 # Every command with output options checks each before its work: the
-# work here would fail on its own (a bad SPEC, an odd router count, a
-# design too large to build), so the line naming the output shows that
-# it came first. The line names the option (the long form of -o), so a
+# work here would fail on its own (a bad SPEC, a search past the work
+# limit, a design too large to build), so the line naming the output
+# shows that it came first. (An odd router count is a bad value now,
+# refused with the other options before any output is looked at.) The line names the option (the long form of -o), so a
 # command with two outputs says which one it refused.
 for c in "cost torus:k=0 --json" "layout torus:k=0 --svg" "layout torus:k=0 --svg ok.svg --lengths" \
          "topo export torus:k=0 --format json -o" "topo describe torus:k=0 -o" \
-         "design equality --routers 7 --radix 3 -o" "design slimfly --terminals 100000 --radix 300 -o" \
+         "design equality --routers 16777216 --radix 16777215 --population 2 --generations 1 -o" "design slimfly --terminals 100000 --radix 300 -o" \
          "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o"; do
   opt=${c##* }
   [ "$opt" = -o ] && opt=--output
