@@ -36,7 +36,7 @@ struct nl_client_pending {
 
 struct nl_client {
 	void *zctx, *sock;
-	void *mon;                 /* PAIR with sock's DISCONNECTED events from WELCOME on (NULL: none) */
+	void *mon;                 /* PAIR with sock's connection events (cl_watch; NULL: none) */
 	uint32_t rank, size;
 	uint32_t job_first, job_size; /* the world ranks of this rank's job (WELCOME with ZP_F_JOBINFO) */
 	uint32_t seq;              /* seq of the next op */
@@ -184,6 +184,25 @@ out:
 	return rc;
 }
 
+/* The next event of sock's monitor, if one is there already. An event is
+ * two frames: u16 event + u32 value, then the endpoint. */
+static bool cl_mon_event(nl_client *c, uint16_t *ev, uint32_t *value)
+{
+	zmq_msg_t m;
+	zmq_msg_init(&m);
+	bool got = c->mon && zmq_msg_recv(&m, c->mon, ZMQ_DONTWAIT) >= 0;
+	*ev = 0;
+	*value = 0;
+	if (got && zmq_msg_size(&m) >= sizeof *ev + sizeof *value) {
+		memcpy(ev, zmq_msg_data(&m), sizeof *ev);
+		memcpy(value, (const char *)zmq_msg_data(&m) + sizeof *ev, sizeof *value);
+	}
+	if (got && zmq_msg_more(&m))
+		zmq_msg_recv(&m, c->mon, 0);
+	zmq_msg_close(&m);
+	return got;
+}
+
 /* Whether the server's end of the connection closed: a server killed
  * (SIGKILL) or crashed sends no ERROR, and would otherwise be taken for one
  * waiting for other ranks until timeout_ms. Called only after a poll
@@ -192,18 +211,10 @@ out:
 static bool cl_server_gone(nl_client *c)
 {
 	bool gone = false;
-	zmq_msg_t m;
-	zmq_msg_init(&m);
-	while (c->mon && zmq_msg_recv(&m, c->mon, ZMQ_DONTWAIT) >= 0) {
-		/* An event is two frames: u16 event + u32 value, then the endpoint. */
-		uint16_t ev = 0;
-		if (zmq_msg_size(&m) >= sizeof ev)
-			memcpy(&ev, zmq_msg_data(&m), sizeof ev);
+	uint16_t ev;
+	uint32_t value;
+	while (cl_mon_event(c, &ev, &value))
 		gone = gone || ev == ZMQ_EVENT_DISCONNECTED;
-		if (zmq_msg_more(&m))
-			zmq_msg_recv(&m, c->mon, 0);
-	}
-	zmq_msg_close(&m);
 	return gone;
 }
 
@@ -273,13 +284,21 @@ static void cl_free(nl_client *c, bool drop)
 	free(c);
 }
 
-/* Watch sock for the server closing its end (cl_server_gone), from the
- * WELCOME on: before it, a connection retried or refused (CURVE) is the
- * connect timeout's to report. Without a monitor only the timeout tells. */
+/* The connection events a client acts on: before the WELCOME, a
+ * handshake refused or a connection the server closed says why at once
+ * (cl_hello_event), where the connect timeout would only say that no
+ * server answered; from the WELCOME on, the server closing its end
+ * (cl_server_gone). */
+#define CL_MON_EVENTS                                                                             \
+	(ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | \
+	 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+
+/* Watch sock's connection events, from before it connects so none is
+ * missed. Without a monitor only the timeouts tell. */
 static void cl_watch(nl_client *c)
 {
 	static const char addr[] = "inproc://netloom-client-monitor"; /* one per context: one per client */
-	if (zmq_socket_monitor(c->sock, addr, ZMQ_EVENT_DISCONNECTED) < 0)
+	if (zmq_socket_monitor(c->sock, addr, CL_MON_EVENTS) < 0)
 		return;
 	c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
 	if (c->mon && zmq_connect(c->mon, addr) < 0) {
@@ -290,10 +309,68 @@ static void cl_watch(nl_client *c)
 		zmq_socket_monitor(c->sock, NULL, 0);
 }
 
+/* A connection event while the HELLO waits for its WELCOME: -1 (c failed,
+ * saying why) for a handshake the server refused or a connection it
+ * closed after the handshake, which no retry mends (the HELLO went with
+ * the connection); 0 for the rest (a connection not made is retried by
+ * libzmq until the connect timeout). The lines are the Python client's
+ * (netloom_client.py, _hello_event). */
+static int cl_hello_event(nl_client *c, const char *endpoint, bool curve, uint16_t ev, uint32_t value, bool *shook)
+{
+	switch (ev) {
+	case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+		*shook = true;
+		return 0;
+	case ZMQ_EVENT_DISCONNECTED:
+		if (!*shook)
+			return 0;
+		return cl_fail(c,
+			       "the server at '%s' closed the connection before answering HELLO: netloom serve stopped or "
+			       "was killed; its output says why, start a new session",
+			       endpoint);
+	case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: /* value: the ZAP status code */
+		return cl_fail(c,
+			       "the server at '%s' refused this client's CURVE key (ZAP status %u): add the key file's "
+			       "public key (its .pub) to the server's --curve-allow file",
+			       endpoint, value);
+	case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: /* value: libzmq's ZMQ_PROTOCOL_ERROR_* */
+		if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH && !curve)
+			return cl_fail(c,
+				       "the server at '%s' requires CURVE (netloom serve --curve-key): give this client "
+				       "the server's public key file and a key pair of its own (docs/live.md, Encryption)",
+				       endpoint);
+		if (!curve)
+			return cl_fail(c,
+				       "the handshake with '%s' failed (libzmq protocol error 0x%x): expected netloom "
+				       "serve there",
+				       endpoint, value);
+		/* A CURVE handshake that failed: */
+		/* fall through */
+	case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+		/* What a client holding another server's public key gets (the
+		 * server cannot read its handshake), and one that tries CURVE
+		 * on a server without it. A client without CURVE on a CURVE
+		 * server gets it too, as often as the mechanism mismatch, when
+		 * the server closes first (EPIPE). */
+		if (curve)
+			return cl_fail(c,
+				       "the CURVE handshake with '%s' failed: the server there does not use CURVE, or its "
+				       "key is not the one in the server public key file given (expected the .pub of its "
+				       "--curve-key)",
+				       endpoint);
+		return cl_fail(c,
+			       "the handshake with '%s' failed (libzmq gives no detail): expected netloom serve there; "
+			       "one started with --curve-key refuses a client without the server's public key file and "
+			       "a key pair of its own (docs/live.md, Encryption)",
+			       endpoint);
+	default:
+		return 0;
+	}
+}
+
 /* What to do when no server answered a HELLO, as the Python client says it. */
 #define CL_NO_SERVER                                                                                       \
-	"no server answered there; start netloom serve --listen on it first, or raise timeout_ms (a server " \
-	"refusing this client's CURVE key does not answer either)"
+	"no server answered there; start netloom serve --listen on it first, or raise timeout_ms"
 
 static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
 		      int timeout_ms, const char *server_pub, const char *key_file, char *errbuf, size_t errcap)
@@ -352,6 +429,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 			goto fail;
 		}
 	}
+	cl_watch(c);
 	if (zmq_connect(c->sock, endpoint) < 0) {
 		/* libzmq's word alone ("Invalid argument") does not say what an
 		 * endpoint looks like: a scheme or address it cannot take does. */
@@ -366,7 +444,8 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 	struct zp_hdr h = {.type = ZP_HELLO, .flags = ZP_F_LEAN | ZP_F_JOBINFO, .aux = (uint32_t)job, .a = token};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		goto fail;
-	zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
+	zmq_pollitem_t it[2] = {{.socket = c->sock, .events = ZMQ_POLLIN}, {.socket = c->mon, .events = ZMQ_POLLIN}};
+	bool shook = false, curve = server_pub != NULL;
 	uint64_t t0 = cl_ms();
 	while (!c->size) {
 		long left = (long)c->timeout_ms - (long)(cl_ms() - t0);
@@ -374,8 +453,18 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 			cl_fail(c, "no WELCOME from '%s' within %d ms: " CL_NO_SERVER, endpoint, c->timeout_ms);
 			goto fail;
 		}
-		if (zmq_poll(&it, 1, left) <= 0)
+		if (zmq_poll(it, c->mon ? 2 : 1, left) <= 0)
 			continue;
+		/* Frames first: a WELCOME or ERROR that came before the server
+		 * closed the connection says more than the closing. */
+		if (!(it[0].revents & ZMQ_POLLIN)) {
+			uint16_t ev;
+			uint32_t value;
+			while (cl_mon_event(c, &ev, &value))
+				if (cl_hello_event(c, endpoint, curve, ev, value, &shook) < 0)
+					goto fail;
+			continue;
+		}
 		zmq_msg_t m;
 		zmq_msg_init(&m);
 		zmq_msg_recv(&m, c->sock, 0);
@@ -406,7 +495,6 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		if (c->broken)
 			goto fail;
 	}
-	cl_watch(c);
 	*out = c;
 	return 0;
 fail:

@@ -171,6 +171,7 @@ class Client:
                 self._sock.curve_serverkey = read_curve_key(curve_server)[0]
                 pub, sec = read_curve_key(curve_key, secret=True)
                 self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
+            self._watch()
             try:
                 self._sock.connect(endpoint)
             except zmq.ZMQError as e:
@@ -183,10 +184,7 @@ class Client:
             # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited;
             # JOBINFO (8): the job's ranks, where allreduce_sum runs.
             self._send(HELLO, flags=LEAN | JOBINFO, aux=job, a=token)
-            if not self._sock.poll(timeout_ms):
-                raise NetloomError("no WELCOME from '%s' within %d ms: no server answered there; start netloom "
-                                   "serve --listen on it first, or raise timeout_ms (a server refusing this client's "
-                                   "CURVE key does not answer either)" % (endpoint, timeout_ms))
+            self._await_welcome(endpoint, timeout_ms, curve_server is not None)
             h, pay = self._recv_frames()
             if h[2] == ERROR:
                 raise NetloomError('server refused HELLO: %s' % _error_line(h[8], pay))
@@ -197,21 +195,91 @@ class Client:
             if isinstance(e, NetloomError):
                 raise
             raise NetloomError(str(e)) from None
-        self._watch()
         self.size, self.max_payload, self.hb_ms = h[9], h[11], max(1, min(h[12], 60000))
         self.send_nowait = bool(h[3] & SEND_NOWAIT)  # lock-step: a blocking send gets no DONE
         # The world ranks of this rank's job: job_first .. job_first + job_size - 1.
         self.job_first, self.job_size = (h[7], h[8]) if h[3] & JOBINFO else (0, self.size)
 
     # --- frames
+    # The connection events a client acts on: before the WELCOME, a
+    # handshake refused or a connection the server closed says why at once
+    # (_hello_event), where the connect timeout would only say that no
+    # server answered; from the WELCOME on, the server closing its end
+    # (_server_gone). As the C client.
+    _MON_EVENTS = (zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                   | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+
     def _watch(self):
-        """Watch the socket for the server closing its end (_server_gone),
-        from the WELCOME on, as the C client; without a monitor only the
-        timeout tells."""
+        """Watch the socket's connection events, from before it connects so
+        none is missed; without a monitor only the timeouts tell."""
         try:
-            self._mon = self._sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            self._mon = self._sock.get_monitor_socket(self._MON_EVENTS)
         except zmq.ZMQError:
             self._mon = None
+
+    def _mon_event(self):
+        """The next monitor event as (event, value), or None when there is none."""
+        try:
+            ev = self._mon.recv_multipart(zmq.NOBLOCK)  # u16 event + u32 value, then the endpoint
+        except zmq.ZMQError:
+            return None
+        return struct.unpack('<HI', ev[0][:6]) if len(ev[0]) >= 6 else (0, 0)
+
+    def _await_welcome(self, endpoint, timeout_ms, curve):
+        """Wait for the HELLO's answer; fail at once on a handshake the
+        server refused or a connection it closed after the handshake, as
+        the C client's cl_hello_event."""
+        poller = zmq.Poller()
+        poller.register(self._sock, zmq.POLLIN)
+        if self._mon is not None:
+            poller.register(self._mon, zmq.POLLIN)
+        state = {'shook': False}
+        end = time.monotonic() + timeout_ms / 1000.0
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise NetloomError("no WELCOME from '%s' within %d ms: no server answered there; start netloom "
+                                   "serve --listen on it first, or raise timeout_ms" % (endpoint, timeout_ms))
+            ready = dict(poller.poll(max(1, int(left * 1000))))
+            # Frames first: a WELCOME or ERROR that came before the server
+            # closed the connection says more than the closing.
+            if self._sock in ready:
+                return
+            while self._mon is not None:
+                got = self._mon_event()
+                if got is None:
+                    break
+                self._hello_event(endpoint, curve, got[0], got[1], state)
+
+    @staticmethod
+    def _hello_event(endpoint, curve, ev, value, state):
+        """Note event ev in state (shook: a handshake succeeded); raise
+        NetloomError for what no retry mends (the lines of the C client)."""
+        if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            state['shook'] = True
+        if ev == zmq.EVENT_DISCONNECTED and state['shook']:
+            raise NetloomError("the server at '%s' closed the connection before answering HELLO: netloom serve "
+                               "stopped or was killed; its output says why, start a new session" % endpoint)
+        if ev == zmq.EVENT_HANDSHAKE_FAILED_AUTH:  # value: the ZAP status code
+            raise NetloomError("the server at '%s' refused this client's CURVE key (ZAP status %d): add the key "
+                               "file's public key (its .pub) to the server's --curve-allow file" % (endpoint, value))
+        if ev == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL and not curve:
+            if value == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH:
+                raise NetloomError("the server at '%s' requires CURVE (netloom serve --curve-key): give this client "
+                                   "the server's public key file and a key pair of its own (docs/live.md, "
+                                   "Encryption)" % endpoint)
+            raise NetloomError("the handshake with '%s' failed (libzmq protocol error 0x%x): expected netloom "
+                               "serve there" % (endpoint, value))
+        if ev in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
+            if curve:
+                raise NetloomError("the CURVE handshake with '%s' failed: the server there does not use CURVE, or "
+                                   "its key is not the one in the server public key file given (expected the .pub "
+                                   "of its --curve-key)" % endpoint)
+            # A client without CURVE on a CURVE server gets this, as often
+            # as the mechanism mismatch, when the server closes first (EPIPE).
+            raise NetloomError("the handshake with '%s' failed (libzmq gives no detail): expected netloom serve "
+                               "there; one started with --curve-key refuses a client without the server's public "
+                               "key file and a key pair of its own (docs/live.md, Encryption)" % endpoint)
 
     def _server_gone(self):
         """Whether the server's end of the connection closed: a server
@@ -220,11 +288,10 @@ class Client:
         poll interval with no frame, so every frame it sent has been taken."""
         gone = False
         while self._mon is not None:
-            try:
-                ev = self._mon.recv_multipart(zmq.NOBLOCK)  # u16 event + u32 value, then the endpoint
-            except zmq.ZMQError:
+            got = self._mon_event()
+            if got is None:
                 break
-            gone = gone or struct.unpack('<H', ev[0][:2])[0] == zmq.EVENT_DISCONNECTED
+            gone = gone or got[0] == zmq.EVENT_DISCONNECTED
         return gone
 
     def _free(self, linger=None):

@@ -50,7 +50,10 @@ struct nl_client_status {
 /* Connect to `endpoint` (tcp://127.0.0.1:PORT, ipc://PATH) as `rank` of
  * job `job` (0..UINT32_MAX, the wire's field) with the rank's `token` (0
  * when the server sets none). Waits up to timeout_ms (<= 0: 10000) for
- * WELCOME; the same bound later applies to any wait with no frame from the
+ * WELCOME, but fails at once when the server refuses the connection's
+ * handshake or closes it after the handshake ("the server at 'EP' closed
+ * the connection before answering HELLO: ..."); the same bound later
+ * applies to any wait with no frame from the
  * server ("no answer from the server for N ms": raise it, and the
  * server's --timeout-ms, for ranks that compute for real between calls)
  * and to any send the server does not take ("server not reading for N ms",
@@ -67,8 +70,9 @@ NL_CLIENT_API int nl_client_connect(nl_client **c, const char *endpoint, uint32_
 /* The same over CURVE (a server started with --curve-key): server_pub is
  * the server's .pub file, key_file this client's key pair (both written by
  * `netloom serve --curve-keygen`, docs/live.md "Encryption"). A server
- * that does not allow the client's key never answers: the call fails
- * with "no WELCOME" after timeout_ms. */
+ * that does not allow the client's key, or whose key is not server_pub's,
+ * fails the handshake, and the call at once, saying which ("the server at
+ * 'EP' refused this client's CURVE key (ZAP status 400): ..."). */
 NL_CLIENT_API int nl_client_connect_curve(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
 					  uint64_t token, int timeout_ms, const char *server_pub,
 					  const char *key_file, char *errbuf, size_t errcap);

@@ -1892,6 +1892,109 @@ def curve_key_files(d, keys):
            'client key files: %d %s %s\nexpected\n%s' % (r.returncode, r.stdout, r.stderr, '\n'.join(want)))
 
 
+# What a client says at once when the handshake before its WELCOME fails
+# or the server closes the connection after it (argv: PYDIR LIBCLIENT, then
+# LABEL ENDPOINT SERVER_PUB KEY ... with '-' for no CURVE, or LABEL
+# 'closing' SERVER_PUB KEY: a server that takes the HELLO and closes, in
+# this process). It said "no WELCOME ... within N ms" after the whole
+# connect timeout, 20 s here: a line naming the cause shows it did not wait.
+HELLO_CHECK = r"""
+import ctypes, os, sys, tempfile, threading
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+import zmq
+L = ctypes.CDLL(sys.argv[2])
+L.nl_client_connect_curve.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_uint32,
+                                      ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p,
+                                      ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+
+
+def closing():
+    # A server that takes one HELLO and closes without a WELCOME.
+    ep = 'ipc://' + tempfile.mkdtemp() + '/closing'
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    sock.bind(ep)
+    done = threading.Event()  # set once the client returned (a failed handshake sends no HELLO)
+
+    def run():
+        while not done.is_set():
+            if sock.poll(100):
+                sock.recv_multipart()
+                break
+        sock.close(linger=0)
+        ctx.term()
+    t = threading.Thread(target=run)
+    t.start()
+    return ep, (t, done)
+
+
+args = sys.argv[3:]
+for i in range(0, len(args), 4):
+    label, ep, srv, key = args[i:i + 4]
+    for lang in ('py', 'c'):
+        t = None
+        e = ep
+        if ep == 'closing':
+            e, t = closing()
+        if lang == 'py':
+            try:
+                kw = {} if key == '-' else {'curve_server': srv, 'curve_key': key}
+                nl.Client(e, 0, timeout_ms=20000, **kw).close()
+                msg = 'accepted'
+            except nl.NetloomError as x:
+                msg = str(x)
+        else:
+            c, err = ctypes.c_void_p(), ctypes.create_string_buffer(1024)
+            rc = L.nl_client_connect_curve(ctypes.byref(c), e.encode(), 0, 1, 0, 20000,
+                                           None if key == '-' else srv.encode(), None if key == '-' else key.encode(),
+                                           err, 1024)
+            msg = err.value.decode() if rc < 0 else 'accepted'
+        if t:
+            t[1].set()
+            t[0].join()
+        print('%s %s: %s' % (lang, label, msg.replace(e, 'EP')), flush=True)
+"""
+REFUSED_KEY = ("the server at '%s' refused this client's CURVE key (ZAP status 400): add the key file's public key "
+               "(its .pub) to the server's --curve-allow file",)
+CURVE_FAILED = ("the CURVE handshake with '%s' failed: the server there does not use CURVE, or its key is not the "
+                "one in the server public key file given (expected the .pub of its --curve-key)",)
+# libzmq reports the mechanism mismatch, or, when the server closed first,
+# a failure without detail (EPIPE): either line names CURVE.
+PLAIN_ON_CURVE = ("the server at '%s' requires CURVE (netloom serve --curve-key): give this client the server's "
+                  "public key file and a key pair of its own (docs/live.md, Encryption)",
+                  "the handshake with '%s' failed (libzmq gives no detail): expected netloom serve there; one "
+                  "started with --curve-key refuses a client without the server's public key file and a key pair "
+                  "of its own (docs/live.md, Encryption)")
+CLOSED = ("the server at '%s' closed the connection before answering HELLO: netloom serve stopped or was killed; "
+          "its output says why, start a new session",)
+
+
+def hello_refusals(d, ep, srv, keys):
+    """Both clients, each failed handshake and a server closing before its
+    WELCOME: the cause in one line, at once."""
+    script = os.path.join(d, 'hello.py')
+    open(script, 'w').write(HELLO_CHECK)
+    cases = [('refused', ep, srv, keys['mallory'], REFUSED_KEY),
+             # alice's own public key taken for the server's
+             ('serverkey', ep, keys['alice'] + '.pub', keys['alice'], CURVE_FAILED),
+             ('plain', ep, '-', '-', PLAIN_ON_CURVE),
+             ('curve-on-plain', 'closing', srv, keys['alice'], CURVE_FAILED),
+             ('closed', 'closing', '-', '-', CLOSED)]
+    argv = [PY, script, PYDIR, LIBCLIENT]
+    for c in cases:
+        argv += list(c[:4])
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=TMO)
+    lines = r.stdout.splitlines()
+    expect(r.returncode == 0 and len(lines) == 2 * len(cases), 'hello refusals: %d %s %s'
+           % (r.returncode, r.stdout, r.stderr))
+    for i, line in enumerate(lines):
+        label, want = cases[i // 2][0], cases[i // 2][4]
+        lang = 'py' if i % 2 == 0 else 'c'
+        expect(any(line == '%s %s: %s' % (lang, label, w % 'EP') for w in want),
+               'hello refusals: %r, expected one of %r' % (line, want))
+
+
 def case_curve(d):
     if subprocess.run([PY, '-c', 'import zmq; assert zmq.has("curve")'], capture_output=True).returncode != 0:
         print('SKIP: no pyzmq with CURVE for %s' % PY)
@@ -1926,8 +2029,10 @@ def case_curve(d):
     # Refused first: a key not in the list, then a client without CURVE.
     res = clients([[PY, script, PYDIR, s.ep, '0', srv, keys['mallory'], '1500'],
                    [PY, script, PYDIR, s.ep, '1', srv, 'plain']], d, 'bad')
-    for rc, out in res:
-        expect(rc == 3 and 'no WELCOME' in out, 'a refused client got in: %d %s' % (rc, out))
+    for (rc, out), want in zip(res, (REFUSED_KEY, PLAIN_ON_CURVE)):
+        expect(rc == 3 and any(out == 'refused: %s\n' % (w % s.ep) for w in want),
+               'a refused client got in: %d %s' % (rc, out))
+    hello_refusals(d, s.ep, srv, keys)
     res = clients([[PY, script, PYDIR, s.ep, str(r), srv, keys[k], '20000'] for r, k in ((0, 'alice'), (1, 'carol'))],
                   d, 'good')
     for rc, out in res:
@@ -1935,7 +2040,9 @@ def case_curve(d):
     rc = s.wait()
     expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
     cur = json.load(open(s.json))['live']['curve']
-    expect(cur == {'allowed_keys': 2, 'handshakes_accepted': 2, 'handshakes_refused': 1}, 'curve: %s' % cur)
+    # mallory three times (curve.py, then hello_refusals' two clients); the
+    # others fail before the ZAP handler sees a key.
+    expect(cur == {'allowed_keys': 2, 'handshakes_accepted': 2, 'handshakes_refused': 3}, 'curve: %s' % cur)
     dup = "netloom serve: --curve-allow: '%s': 1 duplicate key ignored (the first on line 6); 2 distinct keys allowed\n" % allow
     expect(open(s.err).read().count(dup) == 1, 'duplicate keys: %s' % open(s.err).read())
     # The C client (live_ring with NETLOOM_CURVE_*): same keys, same ring as without CURVE.
@@ -3640,8 +3747,7 @@ def connect_lines(d):
     open(script, 'w').write(CONNECT)
     ep = 'ipc://%s/nobody.sock' % d
     want = [ep + " refused: no WELCOME from '%s' within 300 ms: no server answered there; start netloom serve "
-            "--listen on it first, or raise timeout_ms (a server refusing this client's CURVE key does not answer "
-            "either)" % ep,
+            "--listen on it first, or raise timeout_ms" % ep,
             "http://127.0.0.1:5555 refused: connect 'http://127.0.0.1:5555': Protocol not supported" + FORM,
             "/tmp/nl.sock refused: connect '/tmp/nl.sock': Invalid argument" + FORM,
             "tcp://localhost refused: connect 'tcp://localhost': Invalid argument" + FORM,
