@@ -396,6 +396,20 @@ static const char *param_name_near(const struct param_def *defs, const char *key
 	return config_name_near(key, strlen(key), names, n);
 }
 
+/* The endpoints per router go by p in most families, t in a HyperX (seed
+ * 001's T) and c in a cmesh (BookSim's concentration): for one of those
+ * names given to a family that calls them otherwise, its parameter for
+ * them (found by its help text), else NULL. */
+static const struct param_def *param_endpoints_def(const struct param_def *defs, const char *key)
+{
+	if (strcmp(key, "p") && strcmp(key, "t") && strcmp(key, "c"))
+		return NULL;
+	for (const struct param_def *d = defs; d && d->name; d++)
+		if (d->help && (!strncmp(d->help, "endpoints per ", 14) || !strncmp(d->help, "terminals per ", 14)))
+			return d;
+	return NULL;
+}
+
 static void param_names(const struct param_def *defs, char *buf, size_t cap)
 {
 	size_t used = 0;
@@ -623,6 +637,13 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 			/* 'hyperx:S=8x8' said "unknown parameter 'S' (valid: s,
 			 * k, t, r)" where 'Hyperx' gets "did you mean 'hyperx'?". */
 			const char *near = param_name_near(defs, key);
+			/* 'hyperx:s=4x4,p=2' named t among the valid names
+			 * without saying that t is the endpoints here. */
+			const struct param_def *ends = near ? NULL : param_endpoints_def(defs, key);
+			if (ends)
+				return nl_errf(err, NL_EINVAL,
+					       "%s: unknown parameter '%s' (the endpoints per router are '%s' here; valid: %s)",
+					       what, key, ends->name, names);
 			return nl_errf(err, NL_EINVAL, "%s: unknown parameter '%s' (%s%s%svalid: %s)", what, key,
 				       near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", names);
 		}

@@ -259,6 +259,14 @@ static void test_topo_errors(void)
 	CHECK_ERR(topo_new("ndt:k=4x4x2x2x2,n=4", &t, &e), NL_EINVAL, &e,
 		  "expected n=5 or no 'n' (n= repeats one radix: k=4,n=4)");
 	CHECK_ERR(topo_new("mesh:k=4,q=2", &t, &e), NL_EINVAL, &e, "unknown parameter 'q'");
+	/* Another family's name for the endpoints per router: 'p' on a
+	 * HyperX said "valid: s, k, t, r" without saying t is them. */
+	CHECK_ERR(topo_new("hyperx:s=4x4,p=2", &t, &e), NL_EINVAL, &e,
+		  "topology 'hyperx': unknown parameter 'p' (the endpoints per router are 't' here; valid: s, k, t, r)");
+	CHECK_ERR(topo_new("dragonfly:a=4,h=2,t=2", &t, &e), NL_EINVAL, &e,
+		  "unknown parameter 't' (the endpoints per router are 'p' here; valid: a, p, h, g)");
+	CHECK_ERR(topo_new("cmesh:k=4,p=4", &t, &e), NL_EINVAL, &e, "(the endpoints per router are 'c' here;");
+	CHECK_ERR(topo_new("fattree:k=4,n=3,p=2", &t, &e), NL_EINVAL, &e, "unknown parameter 'p' (valid: k, n)");
 	/* "empty name in spec ''" said neither of what nor what would do. */
 	CHECK_ERR(topo_new("", &t, &e), NL_EINVAL, &e, "empty topology spec; expected NAME:key=value,...");
 	CHECK_ERR(topo_new(":k=4", &t, &e), NL_EINVAL, &e, "topology spec ':k=4' has no name; expected NAME:k=4");
