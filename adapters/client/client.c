@@ -372,6 +372,87 @@ static int cl_hello_event(nl_client *c, const char *endpoint, bool curve, uint16
 #define CL_NO_SERVER                                                                                       \
 	"no server answered there; start netloom serve --listen on it first, or raise timeout_ms"
 
+/* Give sock the CURVE keys: the server's public key from server_pub,
+ * this client's pair from key_file. */
+static int cl_set_curve(nl_client *c, const char *server_pub, const char *key_file)
+{
+	char spub[ZP_Z85_KEY + 1], pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
+	struct nl_err e = {0};
+	if (!server_pub || !key_file)
+		return cl_fail(c, "CURVE: expected both the server's public key file and this client's key file");
+	if (zp_curve_read(server_pub, spub, NULL, &e) < 0 || zp_curve_read(key_file, pub, sec, &e) < 0)
+		return cl_fail(c, "%s", e.msg);
+	int ok = zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, spub, ZP_Z85_KEY + 1) == 0 &&
+		 zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, pub, ZP_Z85_KEY + 1) == 0 &&
+		 zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, sec, ZP_Z85_KEY + 1) == 0;
+	memset(sec, 0, sizeof sec);
+	return ok ? 0 : cl_fail(c, "CURVE: %s", zmq_strerror(zmq_errno()));
+}
+
+/* Take the server's answer to HELLO: a WELCOME sets the session's sizes;
+ * an ERROR or anything else fails c. */
+static int cl_take_welcome(nl_client *c)
+{
+	zmq_msg_t m;
+	zmq_msg_init(&m);
+	zmq_msg_recv(&m, c->sock, 0);
+	bool more = zmq_msg_more(&m);
+	zmq_msg_t p;
+	zmq_msg_init(&p);
+	if (more)
+		zmq_msg_recv(&p, c->sock, 0);
+	struct zp_hdr w;
+	struct nl_err e = {0};
+	int rc = zp_decode(zmq_msg_data(&m), zmq_msg_size(&m), more, zmq_msg_size(&p), UINT64_MAX, &w, &e);
+	if (rc == 0 && w.type == ZP_WELCOME) {
+		c->size = w.aux;
+		c->max_payload = w.a;
+		c->send_nowait = w.flags & ZP_F_SEND_NOWAIT;
+		c->job_first = w.flags & ZP_F_JOBINFO ? (uint32_t)w.peer : 0;
+		c->job_size = w.flags & ZP_F_JOBINFO ? (uint32_t)w.tag : w.aux;
+		if (w.b > 0 && w.b < 60000)
+			c->hb_ms = (int)w.b;
+	} else if (rc == 0 && w.type == ZP_ERROR) {
+		cl_fail(c, "server refused HELLO: %s: %.*s", zp_err_text((unsigned)w.tag), (int)zmq_msg_size(&p),
+			(const char *)zmq_msg_data(&p));
+	} else {
+		cl_fail(c, "bad answer to HELLO: %s", rc < 0 ? e.msg : zp_type_name(w.type));
+	}
+	zmq_msg_close(&m);
+	zmq_msg_close(&p);
+	return c->broken ? -1 : 0;
+}
+
+/* Wait up to timeout_ms for the answer to the HELLO just sent, failing
+ * sooner on what the connection's events say no wait mends
+ * (cl_hello_event). */
+static int cl_await_welcome(nl_client *c, const char *endpoint, bool curve)
+{
+	zmq_pollitem_t it[2] = {{.socket = c->sock, .events = ZMQ_POLLIN}, {.socket = c->mon, .events = ZMQ_POLLIN}};
+	bool shook = false;
+	uint64_t t0 = cl_ms();
+	while (!c->size) {
+		long left = (long)c->timeout_ms - (long)(cl_ms() - t0);
+		if (left <= 0)
+			return cl_fail(c, "no WELCOME from '%s' within %d ms: " CL_NO_SERVER, endpoint, c->timeout_ms);
+		if (zmq_poll(it, c->mon ? 2 : 1, left) <= 0)
+			continue;
+		/* Frames first: a WELCOME or ERROR that came before the server
+		 * closed the connection says more than the closing. */
+		if (it[0].revents & ZMQ_POLLIN) {
+			if (cl_take_welcome(c) < 0)
+				return -1;
+			continue;
+		}
+		uint16_t ev;
+		uint32_t value;
+		while (cl_mon_event(c, &ev, &value))
+			if (cl_hello_event(c, endpoint, curve, ev, value, &shook) < 0)
+				return -1;
+	}
+	return 0;
+}
+
 static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
 		      int timeout_ms, const char *server_pub, const char *key_file, char *errbuf, size_t errcap)
 {
@@ -409,26 +490,8 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 	zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
 	zmq_setsockopt(c->sock, ZMQ_IPV6, &ipv6, sizeof ipv6);
 	zmq_setsockopt(c->sock, ZMQ_SNDTIMEO, &c->timeout_ms, sizeof c->timeout_ms);
-	if (server_pub || key_file) {
-		char spub[ZP_Z85_KEY + 1], pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
-		struct nl_err e = {0};
-		if (!server_pub || !key_file) {
-			cl_fail(c, "CURVE: expected both the server's public key file and this client's key file");
-			goto fail;
-		}
-		if (zp_curve_read(server_pub, spub, NULL, &e) < 0 || zp_curve_read(key_file, pub, sec, &e) < 0) {
-			cl_fail(c, "%s", e.msg);
-			goto fail;
-		}
-		int ok = zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, spub, ZP_Z85_KEY + 1) == 0 &&
-			 zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, pub, ZP_Z85_KEY + 1) == 0 &&
-			 zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, sec, ZP_Z85_KEY + 1) == 0;
-		memset(sec, 0, sizeof sec);
-		if (!ok) {
-			cl_fail(c, "CURVE: %s", zmq_strerror(zmq_errno()));
-			goto fail;
-		}
-	}
+	if ((server_pub || key_file) && cl_set_curve(c, server_pub, key_file) < 0)
+		goto fail;
 	cl_watch(c);
 	if (zmq_connect(c->sock, endpoint) < 0) {
 		/* libzmq's word alone ("Invalid argument") does not say what an
@@ -442,59 +505,8 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 	/* Lean: no DONE for non-blocking posts and COMPUTE, which it never
 	 * awaits; job info: the job's ranks, where allreduce runs. */
 	struct zp_hdr h = {.type = ZP_HELLO, .flags = ZP_F_LEAN | ZP_F_JOBINFO, .aux = (uint32_t)job, .a = token};
-	if (cl_send(c, &h, NULL, 0, false) < 0)
+	if (cl_send(c, &h, NULL, 0, false) < 0 || cl_await_welcome(c, endpoint, server_pub != NULL) < 0)
 		goto fail;
-	zmq_pollitem_t it[2] = {{.socket = c->sock, .events = ZMQ_POLLIN}, {.socket = c->mon, .events = ZMQ_POLLIN}};
-	bool shook = false, curve = server_pub != NULL;
-	uint64_t t0 = cl_ms();
-	while (!c->size) {
-		long left = (long)c->timeout_ms - (long)(cl_ms() - t0);
-		if (left <= 0) {
-			cl_fail(c, "no WELCOME from '%s' within %d ms: " CL_NO_SERVER, endpoint, c->timeout_ms);
-			goto fail;
-		}
-		if (zmq_poll(it, c->mon ? 2 : 1, left) <= 0)
-			continue;
-		/* Frames first: a WELCOME or ERROR that came before the server
-		 * closed the connection says more than the closing. */
-		if (!(it[0].revents & ZMQ_POLLIN)) {
-			uint16_t ev;
-			uint32_t value;
-			while (cl_mon_event(c, &ev, &value))
-				if (cl_hello_event(c, endpoint, curve, ev, value, &shook) < 0)
-					goto fail;
-			continue;
-		}
-		zmq_msg_t m;
-		zmq_msg_init(&m);
-		zmq_msg_recv(&m, c->sock, 0);
-		bool more = zmq_msg_more(&m);
-		zmq_msg_t p;
-		zmq_msg_init(&p);
-		if (more)
-			zmq_msg_recv(&p, c->sock, 0);
-		struct zp_hdr w;
-		struct nl_err e = {0};
-		int rc = zp_decode(zmq_msg_data(&m), zmq_msg_size(&m), more, zmq_msg_size(&p), UINT64_MAX, &w, &e);
-		if (rc == 0 && w.type == ZP_WELCOME) {
-			c->size = w.aux;
-			c->max_payload = w.a;
-			c->send_nowait = w.flags & ZP_F_SEND_NOWAIT;
-			c->job_first = w.flags & ZP_F_JOBINFO ? (uint32_t)w.peer : 0;
-			c->job_size = w.flags & ZP_F_JOBINFO ? (uint32_t)w.tag : w.aux;
-			if (w.b > 0 && w.b < 60000)
-				c->hb_ms = (int)w.b;
-		} else if (rc == 0 && w.type == ZP_ERROR) {
-			cl_fail(c, "server refused HELLO: %s: %.*s", zp_err_text((unsigned)w.tag), (int)zmq_msg_size(&p),
-				(const char *)zmq_msg_data(&p));
-		} else {
-			cl_fail(c, "bad answer to HELLO: %s", rc < 0 ? e.msg : zp_type_name(w.type));
-		}
-		zmq_msg_close(&m);
-		zmq_msg_close(&p);
-		if (c->broken)
-			goto fail;
-	}
 	*out = c;
 	return 0;
 fail:
