@@ -289,9 +289,9 @@ static void cl_free(nl_client *c, bool drop)
  * (cl_hello_event), where the connect timeout would only say that no
  * server answered; from the WELCOME on, the server closing its end
  * (cl_server_gone). */
-#define CL_MON_EVENTS                                                                             \
-	(ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | \
-	 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+#define CL_MON_EVENTS                                                                               \
+	(ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |                    \
+	 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
 
 /* Watch sock's connection events, from before it connects so none is
  * missed. Without a monitor only the timeouts tell. */
@@ -309,20 +309,33 @@ static void cl_watch(nl_client *c)
 		zmq_socket_monitor(c->sock, NULL, 0);
 }
 
+/* How far the HELLO's connection got, as its events tell (the connect
+ * timeout's line says which). */
+enum cl_reach {
+	CL_REACH_NONE,      /* nothing took the connection */
+	CL_REACH_CONNECTED, /* a process took it, no ZeroMQ handshake completed */
+	CL_REACH_SHOOK      /* the handshake completed */
+};
+
 /* A connection event while the HELLO waits for its WELCOME: -1 (c failed,
  * saying why) for a handshake the server refused or a connection it
  * closed after the handshake, which no retry mends (the HELLO went with
  * the connection); 0 for the rest (a connection not made is retried by
  * libzmq until the connect timeout). The lines are the Python client's
  * (netloom_client.py, _hello_event). */
-static int cl_hello_event(nl_client *c, const char *endpoint, bool curve, uint16_t ev, uint32_t value, bool *shook)
+static int cl_hello_event(nl_client *c, const char *endpoint, bool curve, uint16_t ev, uint32_t value,
+			  enum cl_reach *reach)
 {
 	switch (ev) {
+	case ZMQ_EVENT_CONNECTED:
+		if (*reach == CL_REACH_NONE)
+			*reach = CL_REACH_CONNECTED;
+		return 0;
 	case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
-		*shook = true;
+		*reach = CL_REACH_SHOOK;
 		return 0;
 	case ZMQ_EVENT_DISCONNECTED:
-		if (!*shook)
+		if (*reach != CL_REACH_SHOOK)
 			return 0;
 		return cl_fail(c,
 			       "the server at '%s' closed the connection before answering HELLO: netloom serve stopped or "
@@ -368,9 +381,21 @@ static int cl_hello_event(nl_client *c, const char *endpoint, bool curve, uint16
 	}
 }
 
-/* What to do when no server answered a HELLO, as the Python client says it. */
-#define CL_NO_SERVER                                                                                       \
-	"no server answered there; start netloom serve --listen on it first, or raise timeout_ms"
+/* Why no WELCOME came, by how far the connection got, as the Python
+ * client says it. */
+static const char *cl_no_welcome_why(enum cl_reach reach)
+{
+	switch (reach) {
+	case CL_REACH_SHOOK:
+		return "the server there completed the handshake but did not answer HELLO (stopped or stuck?); its "
+		       "output says why, or raise timeout_ms";
+	case CL_REACH_CONNECTED:
+		return "a process there took the connection but completed no ZeroMQ handshake; expected netloom "
+		       "serve there";
+	default:
+		return "no server answered there; start netloom serve --listen on it first, or raise timeout_ms";
+	}
+}
 
 /* Give sock the CURVE keys: the server's public key from server_pub,
  * this client's pair from key_file. */
@@ -429,12 +454,13 @@ static int cl_take_welcome(nl_client *c)
 static int cl_await_welcome(nl_client *c, const char *endpoint, bool curve)
 {
 	zmq_pollitem_t it[2] = {{.socket = c->sock, .events = ZMQ_POLLIN}, {.socket = c->mon, .events = ZMQ_POLLIN}};
-	bool shook = false;
+	enum cl_reach reach = CL_REACH_NONE;
 	uint64_t t0 = cl_ms();
 	while (!c->size) {
 		long left = (long)c->timeout_ms - (long)(cl_ms() - t0);
 		if (left <= 0)
-			return cl_fail(c, "no WELCOME from '%s' within %d ms: " CL_NO_SERVER, endpoint, c->timeout_ms);
+			return cl_fail(c, "no WELCOME from '%s' within %d ms: %s", endpoint, c->timeout_ms,
+				       cl_no_welcome_why(reach));
 		if (zmq_poll(it, c->mon ? 2 : 1, left) <= 0)
 			continue;
 		/* Frames first: a WELCOME or ERROR that came before the server
@@ -447,7 +473,7 @@ static int cl_await_welcome(nl_client *c, const char *endpoint, bool curve)
 		uint16_t ev;
 		uint32_t value;
 		while (cl_mon_event(c, &ev, &value))
-			if (cl_hello_event(c, endpoint, curve, ev, value, &shook) < 0)
+			if (cl_hello_event(c, endpoint, curve, ev, value, &reach) < 0)
 				return -1;
 	}
 	return 0;

@@ -206,8 +206,17 @@ class Client:
     # (_hello_event), where the connect timeout would only say that no
     # server answered; from the WELCOME on, the server closing its end
     # (_server_gone). As the C client.
-    _MON_EVENTS = (zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                   | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+    _MON_EVENTS = (zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED
+                   | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                   | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+    # Why no WELCOME came, by how far the connection got (the C client's
+    # cl_no_welcome_why).
+    _NO_WELCOME_WHY = {
+        'none': 'no server answered there; start netloom serve --listen on it first, or raise timeout_ms',
+        'connected': 'a process there took the connection but completed no ZeroMQ handshake; expected netloom '
+                     'serve there',
+        'shook': 'the server there completed the handshake but did not answer HELLO (stopped or stuck?); its '
+                 'output says why, or raise timeout_ms'}
 
     def _watch(self):
         """Watch the socket's connection events, from before it connects so
@@ -233,13 +242,13 @@ class Client:
         poller.register(self._sock, zmq.POLLIN)
         if self._mon is not None:
             poller.register(self._mon, zmq.POLLIN)
-        state = {'shook': False}
+        state = {'reach': 'none'}
         end = time.monotonic() + timeout_ms / 1000.0
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                raise NetloomError("no WELCOME from '%s' within %d ms: no server answered there; start netloom "
-                                   "serve --listen on it first, or raise timeout_ms" % (endpoint, timeout_ms))
+                raise NetloomError("no WELCOME from '%s' within %d ms: %s"
+                                   % (endpoint, timeout_ms, self._NO_WELCOME_WHY[state['reach']]))
             ready = dict(poller.poll(max(1, int(left * 1000))))
             # Frames first: a WELCOME or ERROR that came before the server
             # closed the connection says more than the closing.
@@ -253,11 +262,14 @@ class Client:
 
     @staticmethod
     def _hello_event(endpoint, curve, ev, value, state):
-        """Note event ev in state (shook: a handshake succeeded); raise
+        """Note in state['reach'] how far the connection got (none,
+        connected: a process took it, shook: a handshake completed); raise
         NetloomError for what no retry mends (the lines of the C client)."""
+        if ev == zmq.EVENT_CONNECTED and state['reach'] == 'none':
+            state['reach'] = 'connected'
         if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-            state['shook'] = True
-        if ev == zmq.EVENT_DISCONNECTED and state['shook']:
+            state['reach'] = 'shook'
+        if ev == zmq.EVENT_DISCONNECTED and state['reach'] == 'shook':
             raise NetloomError("the server at '%s' closed the connection before answering HELLO: netloom serve "
                                "stopped or was killed; its output says why, start a new session" % endpoint)
         if ev == zmq.EVENT_HANDSHAKE_FAILED_AUTH:  # value: the ZAP status code

@@ -1892,14 +1892,16 @@ def curve_key_files(d, keys):
            'client key files: %d %s %s\nexpected\n%s' % (r.returncode, r.stdout, r.stderr, '\n'.join(want)))
 
 
-# What a client says at once when the handshake before its WELCOME fails
-# or the server closes the connection after it (argv: PYDIR LIBCLIENT, then
-# LABEL ENDPOINT SERVER_PUB KEY ... with '-' for no CURVE, or LABEL
-# 'closing' SERVER_PUB KEY: a server that takes the HELLO and closes, in
-# this process). It said "no WELCOME ... within N ms" after the whole
-# connect timeout, 20 s here: a line naming the cause shows it did not wait.
+# What a client says when the handshake before its WELCOME fails, the
+# server closes the connection after it, or nothing answers (argv: PYDIR
+# LIBCLIENT, then LABEL ENDPOINT SERVER_PUB KEY TIMEOUT_MS ... with '-' for
+# no CURVE; ENDPOINT 'closing': a ROUTER in this process that takes the
+# HELLO and closes, 'silent': one that never answers, 'listener': a socket
+# that takes connections and never speaks). A failed handshake and a
+# closed connection said only "no WELCOME ... within N ms: no server
+# answered there" after the whole connect timeout, 20 s here.
 HELLO_CHECK = r"""
-import ctypes, os, sys, tempfile, threading
+import ctypes, os, socket, sys, tempfile, threading
 sys.path.insert(0, sys.argv[1])
 import netloom_client as nl
 import zmq
@@ -1909,50 +1911,60 @@ L.nl_client_connect_curve.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_
                                       ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
 
 
-def closing():
-    # A server that takes one HELLO and closes without a WELCOME.
-    ep = 'ipc://' + tempfile.mkdtemp() + '/closing'
+def fake(kind):
+    # A server of this kind on a new endpoint; stop() ends it once the
+    # client returned (a failed handshake sends no HELLO).
+    path = tempfile.mkdtemp() + '/' + kind
+    if kind == 'listener':
+        ls = socket.socket(socket.AF_UNIX)
+        ls.bind(path)
+        ls.listen(4)
+        return 'ipc://' + path, ls.close
     ctx = zmq.Context()
     sock = ctx.socket(zmq.ROUTER)
-    sock.bind(ep)
-    done = threading.Event()  # set once the client returned (a failed handshake sends no HELLO)
+    sock.bind('ipc://' + path)
+    done = threading.Event()
 
     def run():
         while not done.is_set():
-            if sock.poll(100):
+            if kind == 'closing' and sock.poll(100):
                 sock.recv_multipart()
                 break
+            done.wait(0.1 if kind == 'silent' else 0)
         sock.close(linger=0)
         ctx.term()
     t = threading.Thread(target=run)
     t.start()
-    return ep, (t, done)
+
+    def stop():
+        done.set()
+        t.join()
+    return 'ipc://' + path, stop
 
 
 args = sys.argv[3:]
-for i in range(0, len(args), 4):
-    label, ep, srv, key = args[i:i + 4]
+for i in range(0, len(args), 5):
+    label, ep, srv, key, tmo = args[i:i + 5]
     for lang in ('py', 'c'):
-        t = None
+        stop = None
         e = ep
-        if ep == 'closing':
-            e, t = closing()
+        if ep in ('closing', 'silent', 'listener'):
+            e, stop = fake(ep)
         if lang == 'py':
             try:
                 kw = {} if key == '-' else {'curve_server': srv, 'curve_key': key}
-                nl.Client(e, 0, timeout_ms=20000, **kw).close()
+                nl.Client(e, 0, timeout_ms=int(tmo), **kw).close()
                 msg = 'accepted'
             except nl.NetloomError as x:
                 msg = str(x)
         else:
             c, err = ctypes.c_void_p(), ctypes.create_string_buffer(1024)
-            rc = L.nl_client_connect_curve(ctypes.byref(c), e.encode(), 0, 1, 0, 20000,
+            rc = L.nl_client_connect_curve(ctypes.byref(c), e.encode(), 0, 1, 0, int(tmo),
                                            None if key == '-' else srv.encode(), None if key == '-' else key.encode(),
                                            err, 1024)
             msg = err.value.decode() if rc < 0 else 'accepted'
-        if t:
-            t[1].set()
-            t[0].join()
+        if stop:
+            stop()
         print('%s %s: %s' % (lang, label, msg.replace(e, 'EP')), flush=True)
 """
 REFUSED_KEY = ("the server at '%s' refused this client's CURVE key (ZAP status 400): add the key file's public key "
@@ -1968,6 +1980,10 @@ PLAIN_ON_CURVE = ("the server at '%s' requires CURVE (netloom serve --curve-key)
                   "of its own (docs/live.md, Encryption)")
 CLOSED = ("the server at '%s' closed the connection before answering HELLO: netloom serve stopped or was killed; "
           "its output says why, start a new session",)
+SILENT = ("no WELCOME from '%s' within 300 ms: the server there completed the handshake but did not answer HELLO "
+          "(stopped or stuck?); its output says why, or raise timeout_ms",)
+LISTENER = ("no WELCOME from '%s' within 300 ms: a process there took the connection but completed no ZeroMQ "
+            "handshake; expected netloom serve there",)
 
 
 def hello_refusals(d, ep, srv, keys):
@@ -1975,21 +1991,24 @@ def hello_refusals(d, ep, srv, keys):
     WELCOME: the cause in one line, at once."""
     script = os.path.join(d, 'hello.py')
     open(script, 'w').write(HELLO_CHECK)
-    cases = [('refused', ep, srv, keys['mallory'], REFUSED_KEY),
+    cases = [('refused', ep, srv, keys['mallory'], '20000', REFUSED_KEY),
              # alice's own public key taken for the server's
-             ('serverkey', ep, keys['alice'] + '.pub', keys['alice'], CURVE_FAILED),
-             ('plain', ep, '-', '-', PLAIN_ON_CURVE),
-             ('curve-on-plain', 'closing', srv, keys['alice'], CURVE_FAILED),
-             ('closed', 'closing', '-', '-', CLOSED)]
+             ('serverkey', ep, keys['alice'] + '.pub', keys['alice'], '20000', CURVE_FAILED),
+             ('plain', ep, '-', '-', '20000', PLAIN_ON_CURVE),
+             ('curve-on-plain', 'closing', srv, keys['alice'], '20000', CURVE_FAILED),
+             ('closed', 'closing', '-', '-', '20000', CLOSED),
+             # what the connect timeout says names how far the connection got
+             ('silent', 'silent', '-', '-', '300', SILENT),
+             ('listener', 'listener', '-', '-', '300', LISTENER)]
     argv = [PY, script, PYDIR, LIBCLIENT]
     for c in cases:
-        argv += list(c[:4])
+        argv += list(c[:5])
     r = subprocess.run(argv, capture_output=True, text=True, timeout=TMO)
     lines = r.stdout.splitlines()
     expect(r.returncode == 0 and len(lines) == 2 * len(cases), 'hello refusals: %d %s %s'
            % (r.returncode, r.stdout, r.stderr))
     for i, line in enumerate(lines):
-        label, want = cases[i // 2][0], cases[i // 2][4]
+        label, want = cases[i // 2][0], cases[i // 2][5]
         lang = 'py' if i % 2 == 0 else 'c'
         expect(any(line == '%s %s: %s' % (lang, label, w % 'EP') for w in want),
                'hello refusals: %r, expected one of %r' % (line, want))
