@@ -301,7 +301,33 @@ static int arch_open_file(struct trace_archive *a, uint64_t *size, struct nl_err
 	return 0;
 }
 
-/* The fixed header (format section 2) read and checked against the
+/* n_ranks and meta_len against the file's size (already file_len), each
+ * named at its own offset with the range it could have: after the 64-byte
+ * header come a metadata block of at least a byte and, per rank, a
+ * section of at least its 25-byte end chunk. (One message for both, at
+ * n_ranks' offset, named neither field nor a range.) */
+static int arch_check_sizes(struct trace_archive *a, uint64_t size, uint64_t meta_len, struct nl_err *err)
+{
+	uint64_t body = size - TRACE_HEADER_SIZE;
+	uint64_t max_ranks = body ? (body - 1) / TRACE_END_SIZE : 0;
+	if (!a->m.n_ranks)
+		return arch_err(a, err, NL_ECORRUPT, 16, "n_ranks 0: expected at least 1");
+	if (a->m.n_ranks > max_ranks)
+		return arch_err(a, err, NL_ECORRUPT, 16,
+				"n_ranks %u: expected at most %llu (a %u-byte end chunk per rank after the "
+				"header and the metadata block, in %llu bytes)",
+				a->m.n_ranks, (unsigned long long)max_ranks, TRACE_END_SIZE, (unsigned long long)size);
+	uint64_t max_meta = body - (uint64_t)a->m.n_ranks * TRACE_END_SIZE;
+	if (meta_len == 0 || meta_len > max_meta)
+		return arch_err(a, err, NL_ECORRUPT, 32,
+				"meta_len %llu: expected 1 .. %llu (the %llu bytes after the header less a %u-byte "
+				"end chunk per rank)",
+				(unsigned long long)meta_len, (unsigned long long)max_meta, (unsigned long long)body,
+				TRACE_END_SIZE);
+	return 0;
+}
+
+/* The fixed header (format section 3.1) read and checked against the
  * file's size: the archive's version, ranks and writer parameters into a;
  * the metadata block's length and hash into *meta_len, *meta_hash. */
 static int arch_read_header(struct trace_archive *a, uint64_t size, uint64_t *meta_len, uint64_t *meta_hash,
@@ -364,11 +390,7 @@ static int arch_read_header(struct trace_archive *a, uint64_t size, uint64_t *me
 				"%s: header says %llu bytes, file has %llu",
 				size < a->file_len ? "truncated" : "trailing data", (unsigned long long)a->file_len,
 				(unsigned long long)size);
-	if (!a->m.n_ranks || *meta_len == 0 || *meta_len > size - TRACE_HEADER_SIZE ||
-	    a->m.n_ranks > size / TRACE_END_SIZE)
-		return arch_err(a, err, NL_ECORRUPT, 16, "header fields out of range (%u ranks, metadata %llu bytes)",
-				a->m.n_ranks, (unsigned long long)*meta_len);
-	return 0;
+	return arch_check_sizes(a, size, *meta_len, err);
 }
 
 /* The metadata block after the header: its hash checked, its one zstd

@@ -105,6 +105,38 @@ static void test_corruption(void)
 		CHECK_ERR(open_and_verify(bad, &e), fields[i].code, &e, want);
 	}
 
+	/* n_ranks and meta_len past what the file's size can hold, the
+	 * header hash made to match: each named at its own offset with its
+	 * range (was one "offset 16: header fields out of range (3 ranks,
+	 * metadata N bytes)", also for meta_len at offset 32). */
+	char range[200];
+	uint64_t max_meta = n - 64 - 25 * (uint64_t)trace_get_u32(g + 16);
+	snprintf(range, sizeof range, "offset 32: meta_len %llu: expected 1 .. %llu (the %zu bytes after the header",
+		 (unsigned long long)(max_meta + 1), (unsigned long long)max_meta, n - 64);
+	struct {
+		size_t off;
+		uint64_t v;
+		bool is_u64;
+		const char *msg;
+	} sizes[] = {
+		{16, 0, false, "offset 16: n_ranks 0: expected at least 1"},
+		{16, 0xffffffffu, false, "offset 16: n_ranks 4294967295: expected at most "},
+		{32, 0, true, "offset 32: meta_len 0: expected 1 .. "},
+		{32, max_meta + 1, true, range},
+		{32, UINT64_MAX, true, "offset 32: meta_len 18446744073709551615: expected 1 .. "},
+	};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		memcpy(b, g, n);
+		if (sizes[i].is_u64)
+			trace_put_u64(b + sizes[i].off, sizes[i].v);
+		else
+			trace_put_u32(b + sizes[i].off, (uint32_t)sizes[i].v);
+		trace_put_u64(b + 56, trace_xxh64(b, 56, 0));
+		test_spit(bad, b, n);
+		snprintf(want, sizeof want, "%s: %s", bad, sizes[i].msg);
+		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	}
+
 	/* Truncation at several offsets: inside the 8-byte magic too (a file
 	 * holding its first bytes is an archive cut short, not another file). */
 	size_t cuts[] = {0, 1, 2, 3, 4, 7, 40, 64, 100, n / 2, n - 1};
