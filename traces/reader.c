@@ -551,6 +551,42 @@ static int rr_err(struct trace_rank_reader *r, struct nl_err *err, int code, uin
 		       (unsigned long long)off, what);
 }
 
+/* A frame chunk's header fields (format section 4), each named with its
+ * range: one "bad frame header (N ops, R raw bytes, C compressed)" named
+ * no field and no range. */
+static int rr_check_frame_header(struct trace_rank_reader *r, uint64_t off, uint32_t n_ops, uint32_t raw_len,
+				 uint32_t comp_len, struct nl_err *err)
+{
+	if (!n_ops)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame header: n_ops 0: expected at least 1");
+	if (!raw_len || raw_len > TRACE_FRAME_RAW_MAX)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame header: raw_len %u: expected 1 .. %u", raw_len,
+			      TRACE_FRAME_RAW_MAX);
+	if (!comp_len)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame header: comp_len 0: expected at least 1");
+	return 0;
+}
+
+/* The payload's zstd frame header against the chunk's raw_len, before
+ * anything is sized from it. A payload that is no zstd frame was said as
+ * "frame content size -1" (ZSTD_CONTENTSIZE_ERROR printed as a size). */
+static int rr_check_content_size(struct trace_rank_reader *r, uint64_t off, const uint8_t *comp, uint32_t comp_len,
+				 uint32_t raw_len, struct nl_err *err)
+{
+	unsigned long long csize = ZSTD_getFrameContentSize(comp, comp_len);
+	if (csize == ZSTD_CONTENTSIZE_ERROR)
+		return rr_err(r, err, NL_ECORRUPT, off,
+			      "payload at offset %llu is not a zstd frame: expected one of %u raw bytes",
+			      (unsigned long long)(off + TRACE_FRAME_HDR_SIZE), raw_len);
+	if (csize == ZSTD_CONTENTSIZE_UNKNOWN)
+		return rr_err(r, err, NL_ECORRUPT, off,
+			      "payload's zstd frame header gives no content size: expected %u (raw_len)", raw_len);
+	if (csize != raw_len)
+		return rr_err(r, err, NL_ECORRUPT, off,
+			      "payload's zstd frame holds %llu bytes, frame header's raw_len says %u", csize, raw_len);
+	return 0;
+}
+
 /* Read and decompress the next frame, or validate the end chunk.
  * Returns 1 (frame loaded), 0 (end reached) or an error. */
 static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
@@ -593,9 +629,9 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	if (off + TRACE_FRAME_HDR_SIZE > r->end || trace_pread_full(a->fd, ch, TRACE_FRAME_HDR_SIZE, off))
 		return rr_err(r, err, NL_ECORRUPT, off, "truncated frame header");
 	uint32_t n_ops = trace_get_u32(ch + 1), raw_len = trace_get_u32(ch + 5), comp_len = trace_get_u32(ch + 9);
-	if (!n_ops || !raw_len || !comp_len || raw_len > TRACE_FRAME_RAW_MAX)
-		return rr_err(r, err, NL_ECORRUPT, off, "bad frame header (%u ops, %u raw bytes, %u compressed)",
-			      n_ops, raw_len, comp_len);
+	int rc = rr_check_frame_header(r, off, n_ops, raw_len, comp_len, err);
+	if (rc)
+		return rc;
 	if (off + TRACE_FRAME_HDR_SIZE + comp_len > r->end)
 		return rr_err(r, err, NL_ECORRUPT, off, "truncated frame: %u compressed bytes, section has %llu left",
 			      comp_len, (unsigned long long)(r->end - off - TRACE_FRAME_HDR_SIZE));
@@ -611,10 +647,9 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	}
 	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
 		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
-	unsigned long long csize = ZSTD_getFrameContentSize(a->comp, comp_len);
-	if (csize != raw_len)
-		return rr_err(r, err, NL_ECORRUPT, off, "frame content size %lld, header says %u",
-			      csize > TRACE_FRAME_RAW_MAX ? -1LL : (long long)csize, raw_len);
+	rc = rr_check_content_size(r, off, a->comp, comp_len, raw_len, err);
+	if (rc)
+		return rc;
 	if (raw_len > r->raw_cap) {
 		uint8_t *t = realloc(r->raw, raw_len);
 		if (!t)

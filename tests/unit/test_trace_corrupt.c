@@ -210,6 +210,40 @@ static void test_corruption(void)
 	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
 	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
 
+	/* Frame header fields out of range, and a payload that is no zstd
+	 * frame or holds another size: each field named with its range (was
+	 * "bad frame header (0 ops, R raw bytes, C compressed)" for any of
+	 * the three, and "frame content size -1, header says R" for a
+	 * payload that is no zstd frame). */
+	char notzstd[200], othersize[200];
+	snprintf(notzstd, sizeof notzstd, "payload at offset %llu is not a zstd frame: expected one of %u raw bytes",
+		 (unsigned long long)(frame1 + TRACE_FRAME_HDR_SIZE), raw1);
+	snprintf(othersize, sizeof othersize, "payload's zstd frame holds %u bytes, frame header's raw_len says %u",
+		 raw1, raw1 - 1);
+	struct {
+		size_t off;
+		uint32_t v;
+		const char *msg;
+	} frame_fields[] = {
+		{1, 0, "frame header: n_ops 0: expected at least 1"},
+		{5, 0, "frame header: raw_len 0: expected 1 .. 67108864"},
+		{5, 0x7fffffffu, "frame header: raw_len 2147483647: expected 1 .. 67108864"},
+		{9, 0, "frame header: comp_len 0: expected at least 1"},
+		{5, raw1 - 1, othersize},
+		{13, 0, notzstd}, /* the zstd magic's first byte */
+	};
+	for (size_t i = 0; i < sizeof frame_fields / sizeof *frame_fields; i++) {
+		memcpy(b, g, n);
+		if (frame_fields[i].off == 13)
+			b[frame1 + 13] ^= 0xff;
+		else
+			trace_put_u32(b + frame1 + frame_fields[i].off, frame_fields[i].v);
+		test_spit(bad, b, n);
+		snprintf(want, sizeof want, "%s: rank 1, offset %llu: %s", bad, (unsigned long long)frame1,
+			 frame_fields[i].msg);
+		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	}
+
 	/* The end chunk's hash flipped: hash mismatch at the end of the rank. */
 	uint64_t end2 = n - TRACE_END_SIZE;
 	CHECK_EQ(g[end2], 'E');
