@@ -41,6 +41,7 @@ struct trace_rank_reader {
 	uint64_t frame_off;       /* offset of the frame being decoded */
 	uint8_t *raw;
 	size_t raw_cap, raw_len, raw_pos;
+	uint32_t frame_ops;       /* this frame's n_ops, as its header says */
 	uint32_t frame_left;      /* ops still to decode in this frame */
 	uint64_t prev_end_ps;
 	uint64_t ops, bytes, frames;
@@ -667,6 +668,7 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	r->frame_off = off;
 	r->raw_len = raw_len;
 	r->raw_pos = 0;
+	r->frame_ops = n_ops;
 	r->frame_left = n_ops;
 	r->prev_end_ps = 0;
 	r->pos = off + TRACE_FRAME_HDR_SIZE + comp_len;
@@ -684,11 +686,18 @@ int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_
 	while (!r->frame_left) {
 		if (r->raw_pos != r->raw_len)
 			return rr_err(r, err, NL_ECORRUPT, r->frame_off,
-				      "frame has %zu bytes after its last op", r->raw_len - r->raw_pos);
+				      "frame has %zu bytes after its last op (its header says %u ops)",
+				      r->raw_len - r->raw_pos, r->frame_ops);
 		int rc = rr_next_chunk(r, err);
 		if (rc <= 0)
 			return rc;
 	}
+	/* A frame header claiming more ops than its bytes hold: said so, not
+	 * as the next op's first varint "truncated" at the frame's end. */
+	if (r->raw_pos == r->raw_len)
+		return rr_err(r, err, NL_ECORRUPT, r->frame_off,
+			      "frame header says %u ops, its %zu decoded bytes hold %u", r->frame_ops, r->raw_len,
+			      r->frame_ops - r->frame_left);
 	const char *what = NULL;
 	int n = trace_op_decode(r->raw + r->raw_pos, r->raw_len - r->raw_pos, op, &r->prev_end_ps, &r->arr,
 				&what);

@@ -196,19 +196,25 @@ static void test_corruption(void)
 		 (unsigned long long)frame1);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
-	/* A flipped op count in a frame header: one op more than the frame
-	 * holds (decoding runs off its end) or one less (bytes left over). */
+	/* A flipped op count in a frame header: more ops than the frame holds
+	 * (was "op N (decoded byte R of the frame): op truncated inside a
+	 * varint", the next op's read at the frame's end) or one less (bytes
+	 * left over), each naming the header's count. */
 	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
-	memcpy(b, g, n);
-	trace_put_u32(b + frame1 + 1, ops1 + 1);
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
-		 bad, (unsigned long long)frame1, ops1, raw1);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	uint32_t more[] = {ops1 + 1, UINT32_MAX};
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+		memcpy(b, g, n);
+		trace_put_u32(b + frame1 + 1, more[i]);
+		test_spit(bad, b, n);
+		snprintf(want, sizeof want, "%s: rank 1, offset %llu: frame header says %u ops, its %u decoded bytes hold %u",
+			 bad, (unsigned long long)frame1, more[i], raw1, ops1);
+		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	}
 	trace_put_u32(b + frame1 + 1, ops1 - 1);
 	test_spit(bad, b, n);
-	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
-	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
+	snprintf(want, sizeof want, " bytes after its last op (its header says %u ops)", ops1 - 1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	CHECK(strstr(e.msg, "rank 1, offset "));
 
 	/* Frame header fields out of range, and a payload that is no zstd
 	 * frame or holds another size: each field named with its range (was
