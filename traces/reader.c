@@ -394,6 +394,44 @@ static int arch_read_header(struct trace_archive *a, uint64_t size, uint64_t *me
 	return arch_check_sizes(a, size, *meta_len, err);
 }
 
+/* The metadata block (hash already checked) is one zstd frame with its
+ * content size (format section 2) of a size the reader may allocate:
+ * into *raw_len. Each way it is not is said (all were "metadata block is
+ * not one zstd frame", also a frame a writer streamed without its size). */
+static int meta_check_frame(struct trace_archive *a, const uint8_t *meta, uint64_t meta_len,
+			    unsigned long long *raw_len, struct nl_err *err)
+{
+	unsigned long long n = ZSTD_getFrameContentSize(meta, meta_len);
+	if (n == ZSTD_CONTENTSIZE_ERROR)
+		return arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+				"metadata block is not a zstd frame: expected one zstd frame of %llu bytes",
+				(unsigned long long)meta_len);
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN)
+		return arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+				"metadata block's zstd frame header gives no content size: expected a frame with "
+				"its content size (written with the size pledged)");
+	if (n > TRACE_META_RAW_MAX || n > zstd_max_output(meta_len))
+		return arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+				"metadata block's zstd frame claims %llu bytes from %llu compressed: expected at "
+				"most %llu",
+				n, (unsigned long long)meta_len,
+				(unsigned long long)(zstd_max_output(meta_len) < TRACE_META_RAW_MAX
+							     ? zstd_max_output(meta_len)
+							     : TRACE_META_RAW_MAX));
+	size_t frame_len = ZSTD_findFrameCompressedSize(meta, meta_len);
+	if (ZSTD_isError(frame_len))
+		return arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+				"metadata block's zstd frame is damaged or cut short: %s (meta_len %llu)",
+				ZSTD_getErrorName(frame_len), (unsigned long long)meta_len);
+	if (frame_len != meta_len)
+		return arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+				"metadata block has %llu bytes after its zstd frame of %zu: expected one frame of "
+				"meta_len %llu bytes",
+				(unsigned long long)(meta_len - frame_len), frame_len, (unsigned long long)meta_len);
+	*raw_len = n;
+	return 0;
+}
+
 /* The metadata block after the header: its hash checked, its one zstd
  * frame decompressed and parsed (parse_meta). */
 static int arch_read_meta(struct trace_archive *a, uint64_t meta_len, uint64_t meta_hash, struct nl_err *err)
@@ -413,13 +451,10 @@ static int arch_read_meta(struct trace_archive *a, uint64_t meta_len, uint64_t m
 		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block hash mismatch");
 		goto out;
 	}
-	unsigned long long raw_len = ZSTD_getFrameContentSize(meta, meta_len);
-	if (raw_len == ZSTD_CONTENTSIZE_ERROR || raw_len == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    raw_len > TRACE_META_RAW_MAX || raw_len > zstd_max_output(meta_len) ||
-	    ZSTD_findFrameCompressedSize(meta, meta_len) != meta_len) {
-		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block is not one zstd frame");
+	unsigned long long raw_len = 0;
+	rc = meta_check_frame(a, meta, meta_len, &raw_len, err);
+	if (rc)
 		goto out;
-	}
 	raw = malloc(raw_len ? raw_len : 1);
 	if (!raw) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);

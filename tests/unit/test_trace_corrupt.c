@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "core/error.h"
 #include "test.h"
@@ -274,6 +275,87 @@ static void test_corruption(void)
 	free(g);
 }
 
+/* The archive g (n bytes) with its metadata block's n_raw raw bytes
+ * compressed as a writer may have (content size in the frame header or
+ * not, an empty frame after it or not), the header made to match: meta_len,
+ * meta_hash, file_len and header hash. Written to path; returns the bytes
+ * of the first frame, *extra those of the empty frame after it. */
+static size_t spit_with_meta(const char *path, const uint8_t *g, size_t n, const uint8_t *raw, size_t n_raw,
+			     bool has_size, bool extra_frame, size_t *extra)
+{
+	size_t old_len = trace_get_u64(g + 32), cap = ZSTD_compressBound(n_raw) + 64;
+	uint8_t *out = malloc(n - old_len + cap);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, has_size);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	size_t m = ZSTD_compress2(cc, out + 64, cap, raw, n_raw);
+	CHECK(!ZSTD_isError(m));
+	*extra = extra_frame ? ZSTD_compress(out + 64 + m, cap - m, "", 0, 3) : 0;
+	CHECK(!ZSTD_isError(*extra));
+	ZSTD_freeCCtx(cc);
+	size_t meta_len = m + *extra, total = n - old_len + meta_len;
+	memcpy(out, g, 64);
+	memcpy(out + 64 + meta_len, g + 64 + old_len, n - 64 - old_len);
+	trace_put_u64(out + 32, meta_len);
+	trace_put_u64(out + 40, trace_xxh64(out + 64, meta_len, 0));
+	trace_put_u64(out + 48, total);
+	trace_put_u64(out + 56, trace_xxh64(out, 56, 0));
+	test_spit(path, out, total);
+	free(out);
+	return m;
+}
+
+/* The metadata block's zstd frame without its content size (a writer
+ * that streamed it without pledging its size), followed by a second
+ * frame, and not a zstd frame: each said as what it is, where all three
+ * were "metadata block is not one zstd frame". Hashes made to match. */
+static void test_meta_frame(void)
+{
+	struct nl_err e = {0};
+	const char *good = test_tmppath("good.nlt"), *bad = test_tmppath("bad.nlt");
+	CHECK_OK(write_archive(good, 40, 512, false, &e), &e);
+	size_t n, extra;
+	uint8_t *g = test_slurp(good, &n);
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	size_t meta_len = trace_get_u64(g + 32), n_raw = ZSTD_getFrameContentSize(g + 64, meta_len);
+	uint8_t *raw = malloc(n_raw);
+	CHECK_EQ(ZSTD_decompress(raw, n_raw, g + 64, meta_len), n_raw);
+	char want[600];
+
+	spit_with_meta(bad, g, n, raw, n_raw, true, false, &extra); /* the control: it reads */
+	CHECK_OK(open_and_verify(bad, &e), &e);
+
+	spit_with_meta(bad, g, n, raw, n_raw, false, false, &extra);
+	snprintf(want, sizeof want,
+		 "%s: offset 64: metadata block's zstd frame header gives no content size: expected a frame with "
+		 "its content size",
+		 bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	size_t m = spit_with_meta(bad, g, n, raw, n_raw, true, true, &extra);
+	snprintf(want, sizeof want,
+		 "%s: offset 64: metadata block has %zu bytes after its zstd frame of %zu: expected one frame of "
+		 "meta_len %zu bytes",
+		 bad, extra, m, m + extra);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	uint8_t *b = malloc(n);
+	memcpy(b, g, n);
+	b[64] ^= 0xff; /* the zstd magic */
+	trace_put_u64(b + 40, trace_xxh64(b + 64, meta_len, 0));
+	trace_put_u64(b + 56, trace_xxh64(b, 56, 0));
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want,
+		 "%s: offset 64: metadata block is not a zstd frame: expected one zstd frame of %zu bytes", bad,
+		 meta_len);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	free(b);
+	free(raw);
+	free(g);
+}
+
 /* --- memory bound ------------------------------------------------------------ */
 
 /* Peak heap in use while streaming every rank of `path`, minus the heap in
@@ -329,6 +411,7 @@ int main(void)
 {
 	test_tmpdir_make("trace_corrupt");
 	TEST_RUN(test_corruption);
+	TEST_RUN(test_meta_frame);
 	TEST_RUN(test_reader_memory_bounded);
 	test_tmpdir_remove();
 	return test_done();
