@@ -675,8 +675,11 @@ static int cmd_verify(int argc, char **argv)
 	int rc = trace_archive_open(&a, file, &e);
 	/* An intact header this netloom cannot read (a newer format version,
 	 * flags it does not know) is not damage it found: status 2, as from
-	 * info and replay. A newer version's message says it may be damage. */
-	bool is_unreadable = rc == NL_EUNSUPPORTED;
+	 * info and replay. A newer version's message says it may be damage.
+	 * Nor is a file that is no archive at all (another file's first bytes,
+	 * an empty file: NL_EFORMAT, from the open only), which was "FAILED",
+	 * status 1, where info, replay and a foreign trace give 2. */
+	bool is_unreadable = rc == NL_EUNSUPPORTED || rc == NL_EFORMAT;
 	if (!rc) {
 		progress_init(&pr, "verifying");
 		trace_archive_set_progress(a, show_progress, &pr);

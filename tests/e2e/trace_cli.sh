@@ -261,6 +261,17 @@ else
 	fail "verify message: $(cat "$T/err")"
 fi
 expect 2 "verify of a missing file is bad input" "$NL" trace verify "$T/none.nlt"
+# A file that is no archive at all (a zstd file of something else, an
+# empty file) is bad input too, status 2 as from info and replay (it was
+# "verify: FAILED: ...", status 1, the status of damage found).
+printf '\050\265\057\375\044\005\051\000\000hello' >"$T/other.zst"
+: >"$T/empty.nlt"
+expect 2 "verify of another zstd file is bad input" "$NL" trace verify "$T/other.zst"
+same "netloom trace verify: $T/other.zst: offset 0: not a netloom trace archive (bad magic)" "$T/err" \
+	"verify of another zstd file: named, not FAILED"
+expect 2 "verify of an empty file is bad input" "$NL" trace verify "$T/empty.nlt"
+same "netloom trace verify: $T/empty.nlt: offset 0: empty file (expected a netloom trace archive)" "$T/err" \
+	"verify of an empty file: named, not FAILED"
 # The FAILED line is one line of text whatever bytes the path holds (as
 # every other error: nl_err_one_line).
 cp "$T/bad.nlt" "$T/b$(printf '\033[2J\377')d.nlt"
