@@ -6,6 +6,8 @@
 #include "traces/traces_internal.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -206,12 +208,34 @@ void trace_op_arrays_release(struct trace_op_arrays *a)
 	memset(a, 0, sizeof *a);
 }
 
-/* Decoding: a cursor over the frame, failing with a reason. */
+/* Decoding: a cursor over the frame, failing with a reason (a static
+ * string, or one written into buf naming the field and its value). */
 struct dec {
 	const uint8_t *p;
 	size_t len, pos;
 	const char *what;
+	char *buf;
+	size_t buf_size;
 };
+
+static void dec_fail(struct dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dec_fail(struct dec *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->buf, d->buf_size, fmt, ap);
+	va_end(ap);
+	d->what = d->buf;
+}
+
+/* The op fields by mask bit (format section 6), as the text form names them. */
+static const char *const field_names[] = {
+	"peer",	      "tag",	  "bytes",	 "req",	    "comm",	"flags",   "reqs",
+	"n_done",     "recv_peer", "recv_tag",	 "recv_bytes", "flops", "n_counts", "send_counts",
+	"recv_counts", "new_comm", "color",	 "key",	    "cpu",
+};
+_Static_assert(sizeof field_names / sizeof *field_names == 19 && TRACE_M_ALL == (1u << 19) - 1,
+	       "a name for every mask bit");
 
 static bool dec_u64(struct dec *d, uint64_t *v)
 {
@@ -229,27 +253,27 @@ static bool dec_u64(struct dec *d, uint64_t *v)
 	return true;
 }
 
-static bool dec_u32(struct dec *d, uint32_t *v)
+static bool dec_u32(struct dec *d, const char *field, uint32_t *v)
 {
 	uint64_t x;
 	if (!dec_u64(d, &x))
 		return false;
 	if (x > UINT32_MAX) {
-		d->what = "32-bit field out of range";
+		dec_fail(d, "%s %llu: out of the u32 range", field, (unsigned long long)x);
 		return false;
 	}
 	*v = (uint32_t)x;
 	return true;
 }
 
-static bool dec_i32(struct dec *d, int32_t *v)
+static bool dec_i32(struct dec *d, const char *field, int32_t *v)
 {
 	uint64_t x;
 	if (!dec_u64(d, &x))
 		return false;
 	int64_t s = trace_unzigzag(x);
 	if (s < INT32_MIN || s > INT32_MAX) {
-		d->what = "32-bit field out of range";
+		dec_fail(d, "%s %lld: out of the i32 range", field, (long long)s);
 		return false;
 	}
 	*v = (int32_t)s;
@@ -283,19 +307,21 @@ static bool grow_u32(uint32_t **a, uint32_t *cap, uint32_t n)
 int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t *prev_end_ps,
 		    struct trace_op_arrays *arr, const char **what)
 {
-	struct dec d = {p, len, 0, NULL};
+	struct dec d = {p, len, 0, NULL, arr->what, sizeof arr->what};
 	uint32_t m, kind;
 	uint64_t dt, v;
 
 	memset(op, 0, sizeof *op);
-	if (!dec_u32(&d, &kind) || !dec_u32(&d, &m) || !dec_u64(&d, &dt) || !dec_u64(&d, &op->dur_ps))
+	if (!dec_u32(&d, "kind", &kind) || !dec_u32(&d, "mask", &m) || !dec_u64(&d, &dt) ||
+	    !dec_u64(&d, &op->dur_ps))
 		goto bad;
 	if (kind >= TOP__COUNT) {
-		d.what = "unknown op kind";
+		dec_fail(&d, "unknown op kind %u (expected 0 .. %u)", kind, TOP__COUNT - 1);
 		goto bad;
 	}
 	if (m & ~(uint32_t)TRACE_M_ALL) {
-		d.what = "unknown field bits in op mask";
+		dec_fail(&d, "unknown field bits 0x%x in op mask 0x%x (fields are bits 0 .. 18)",
+			 m & ~(uint32_t)TRACE_M_ALL, m);
 		goto bad;
 	}
 	if ((m & (TRACE_M_SCOUNTS | TRACE_M_RCOUNTS)) && !(m & TRACE_M_NCOUNTS)) {
@@ -305,34 +331,33 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 	op->kind = (uint16_t)kind;
 	op->t_ps = *prev_end_ps + (uint64_t)trace_unzigzag(dt);
 
-	if ((m & TRACE_M_PEER) && !dec_i32(&d, &op->peer))
+	if ((m & TRACE_M_PEER) && !dec_i32(&d, "peer", &op->peer))
 		goto bad;
-	if ((m & TRACE_M_TAG) && !dec_i32(&d, &op->tag))
+	if ((m & TRACE_M_TAG) && !dec_i32(&d, "tag", &op->tag))
 		goto bad;
 	if ((m & TRACE_M_BYTES) && !dec_u64(&d, &op->bytes))
 		goto bad;
-	if ((m & TRACE_M_REQ) && !dec_u32(&d, &op->req))
+	if ((m & TRACE_M_REQ) && !dec_u32(&d, "req", &op->req))
 		goto bad;
-	if ((m & TRACE_M_COMM) && !dec_u32(&d, &op->comm))
+	if ((m & TRACE_M_COMM) && !dec_u32(&d, "comm", &op->comm))
 		goto bad;
 	if (m & TRACE_M_FLAGS) {
 		uint32_t f;
-		if (!dec_u32(&d, &f))
+		if (!dec_u32(&d, "flags", &f))
 			goto bad;
-		if (f > UINT16_MAX) {
-			d.what = "flags out of range";
-			goto bad;
-		}
+		/* A u16 field: bits past it are unknown bits too. */
 		_Static_assert(TRACE_F_KNOWN == 0x7, "the message below lists the flag bits");
 		if (f & ~(uint32_t)TRACE_F_KNOWN) {
-			d.what = "unknown flag bits (known: nonblocking 0x1, in_place 0x2, no_outcome 0x4)";
+			dec_fail(&d, "flags 0x%x: unknown flag bits 0x%x (known: nonblocking 0x1, in_place 0x2, "
+				     "no_outcome 0x4)",
+				 f, f & ~(uint32_t)TRACE_F_KNOWN);
 			goto bad;
 		}
 		op->flags = (uint16_t)f;
 	}
 	if (m & TRACE_M_REQS) {
 		uint32_t n, prev = 0;
-		if (!dec_u32(&d, &n))
+		if (!dec_u32(&d, "reqs' count", &n))
 			goto bad;
 		/* Each entry takes at least one byte: bounds the allocation. */
 		if (n > d.len - d.pos) {
@@ -345,7 +370,7 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			int32_t delta;
-			if (!dec_i32(&d, &delta))
+			if (!dec_i32(&d, "reqs' difference", &delta))
 				goto bad;
 			prev += (uint32_t)delta;
 			arr->reqs[i] = prev;
@@ -353,11 +378,11 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 		op->n_reqs = n;
 		op->reqs = arr->reqs;
 	}
-	if ((m & TRACE_M_NDONE) && !dec_u32(&d, &op->n_done))
+	if ((m & TRACE_M_NDONE) && !dec_u32(&d, "n_done", &op->n_done))
 		goto bad;
-	if ((m & TRACE_M_RPEER) && !dec_i32(&d, &op->recv_peer))
+	if ((m & TRACE_M_RPEER) && !dec_i32(&d, "recv_peer", &op->recv_peer))
 		goto bad;
-	if ((m & TRACE_M_RTAG) && !dec_i32(&d, &op->recv_tag))
+	if ((m & TRACE_M_RTAG) && !dec_i32(&d, "recv_tag", &op->recv_tag))
 		goto bad;
 	if ((m & TRACE_M_RBYTES) && !dec_u64(&d, &op->recv_bytes))
 		goto bad;
@@ -376,7 +401,7 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 	}
 	if (m & TRACE_M_NCOUNTS) {
 		uint32_t n;
-		if (!dec_u32(&d, &n))
+		if (!dec_u32(&d, "n_counts", &n))
 			goto bad;
 		if (n == 0) {
 			d.what = "n_counts present but zero";
@@ -405,11 +430,11 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 				op->send_counts = *a;
 		}
 	}
-	if ((m & TRACE_M_NEWCOMM) && !dec_u32(&d, &op->new_comm))
+	if ((m & TRACE_M_NEWCOMM) && !dec_u32(&d, "new_comm", &op->new_comm))
 		goto bad;
-	if ((m & TRACE_M_COLOR) && !dec_i32(&d, &op->color))
+	if ((m & TRACE_M_COLOR) && !dec_i32(&d, "color", &op->color))
 		goto bad;
-	if ((m & TRACE_M_KEY) && !dec_i32(&d, &op->key))
+	if ((m & TRACE_M_KEY) && !dec_i32(&d, "key", &op->key))
 		goto bad;
 	if ((m & TRACE_M_CPU) && !dec_u64(&d, &op->cpu_ps))
 		goto bad;
@@ -421,7 +446,8 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 	/* A present field holding zero would make the encoding non-canonical
 	 * (the writer never emits it); reject so one op has one encoding. */
 	if (op_mask(op) != m) {
-		d.what = "field present in mask but zero";
+		unsigned bit = (unsigned)__builtin_ctz(op_mask(op) ^ m);
+		dec_fail(&d, "%s present in mask (bit %u) but zero", field_names[bit], bit);
 		goto bad;
 	}
 	*prev_end_ps = op->t_ps + op->dur_ps;

@@ -175,17 +175,20 @@ int trace_op_check_version(const struct trace_op *op, uint32_t version, struct n
 size_t trace_op_encode(uint8_t *p, const struct trace_op *op, uint64_t *prev_end_ps);
 
 /* Scratch arrays an op decoder hands out (grown as needed, owned by the
- * decoder's user). */
+ * decoder's user), and the text of its last refusal, which names the
+ * field and value (valid until the next decode). */
 struct trace_op_arrays {
 	uint64_t *send_counts, *recv_counts;
 	uint32_t *reqs;
 	uint32_t cap_send, cap_recv, cap_reqs;
+	char what[128];
 };
 void trace_op_arrays_release(struct trace_op_arrays *a);
 
 /* Decode one op from p[0..len) into *op (arrays point into *arr). Returns
  * bytes used (> 0), or a negative NL_ECORRUPT with *what set to a short
- * description ("bad varint", "unknown op kind 77", ...). */
+ * description naming the field ("bad varint", "unknown op kind 77
+ * (expected 0 .. 48)", "req present in mask (bit 3) but zero", ...). */
 int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t *prev_end_ps,
 		    struct trace_op_arrays *arr, const char **what);
 

@@ -139,18 +139,34 @@ static void test_codec_every_kind(void)
 	uint8_t bad_kind[] = {TOP__COUNT, 0, 0, 0};
 	base = 0;
 	CHECK_EQ(trace_op_decode(bad_kind, sizeof bad_kind, &out, &base, &arr, &what), NL_ECORRUPT);
-	CHECK_STR(what, "unknown op kind");
+	/* Each names the field and its value (they said "unknown op kind",
+	 * "unknown field bits in op mask", "field present in mask but zero",
+	 * "32-bit field out of range" and "flags out of range", naming none). */
+	CHECK_STR(what, "unknown op kind 49 (expected 0 .. 48)");
 	uint8_t bad_mask[] = {0, 0x80, 0x80, 0x20, 0, 0};
 	CHECK_EQ(trace_op_decode(bad_mask, sizeof bad_mask, &out, &base, &arr, &what), NL_ECORRUPT);
-	CHECK_STR(what, "unknown field bits in op mask");
+	CHECK_STR(what, "unknown field bits 0x80000 in op mask 0x80000 (fields are bits 0 .. 18)");
 	uint8_t zero_field[] = {TOP_SEND, 0x01, 0, 0, 0};
 	CHECK_EQ(trace_op_decode(zero_field, sizeof zero_field, &out, &base, &arr, &what), NL_ECORRUPT);
-	CHECK_STR(what, "field present in mask but zero");
+	CHECK_STR(what, "peer present in mask (bit 0) but zero");
+	uint8_t zero_req[] = {TOP_ISEND, 0x0f, 0, 0, 0x02, 0x0e, 0x80, 0x08, 0x00};
+	CHECK_EQ(trace_op_decode(zero_req, sizeof zero_req, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "req present in mask (bit 3) but zero");
+	uint8_t big_comm[] = {TOP_BARRIER, 0x10, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10}; /* 2^32 */
+	CHECK_EQ(trace_op_decode(big_comm, sizeof big_comm, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "comm 4294967296: out of the u32 range");
+	uint8_t big_tag[] = {TOP_SEND, 0x02, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10}; /* zigzag 2^32 = 2^31 */
+	CHECK_EQ(trace_op_decode(big_tag, sizeof big_tag, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "tag 2147483648: out of the i32 range");
 	/* Flag bits no netloom defines: the reader refuses them (a barrier,
-	 * mask bit 5, flags 0x8) and so does every writer. */
+	 * mask bit 5, flags 0x8, and 0x10000 past the u16 field) and so does
+	 * every writer. */
+	uint8_t big_flags[] = {TOP_BARRIER, 0x20, 0, 0, 0x81, 0x80, 0x04};
+	CHECK_EQ(trace_op_decode(big_flags, sizeof big_flags, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "flags 0x10001: unknown flag bits 0x10000 (known: nonblocking 0x1, in_place 0x2, no_outcome 0x4)");
 	uint8_t bad_flags[] = {TOP_BARRIER, 0x20, 0, 0, 0x08};
 	CHECK_EQ(trace_op_decode(bad_flags, sizeof bad_flags, &out, &base, &arr, &what), NL_ECORRUPT);
-	CHECK_STR(what, "unknown flag bits (known: nonblocking 0x1, in_place 0x2, no_outcome 0x4)");
+	CHECK_STR(what, "flags 0x8: unknown flag bits 0x8 (known: nonblocking 0x1, in_place 0x2, no_outcome 0x4)");
 	bad_flags[4] = TRACE_F_KNOWN;
 	CHECK_EQ(trace_op_decode(bad_flags, sizeof bad_flags, &out, &base, &arr, &what), (int)sizeof bad_flags);
 	struct nl_err fe = {0};
