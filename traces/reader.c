@@ -61,39 +61,67 @@ static uint64_t zstd_max_output(uint64_t n)
 	return (n / 3 + 1) * (128u << 10);
 }
 
+/* A cursor over the decompressed metadata block. The first failure is
+ * kept in why, naming the field (ctx: whose it is, "rank 3's ") and what
+ * was expected; later reads return 0. */
 struct mcur {
 	const uint8_t *p;
 	size_t len, pos;
+	size_t field_pos; /* where the field read last starts */
 	bool bad;
+	char ctx[48];
+	char why[200];
 };
 
-static uint64_t mc_varint(struct mcur *c)
+static void mc_fail(struct mcur *c, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void mc_fail(struct mcur *c, const char *field, const char *fmt, ...)
+{
+	if (c->bad)
+		return;
+	char what[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(c->why, sizeof c->why, "%s%s: %s", c->ctx, field, what);
+	c->bad = true;
+}
+
+static uint64_t mc_varint(struct mcur *c, const char *field)
 {
 	uint64_t v = 0;
 	size_t n;
 	if (c->bad)
 		return 0;
+	c->field_pos = c->pos;
 	n = trace_varint_get(c->p + c->pos, c->len - c->pos, &v);
 	if (!n) {
-		c->bad = true;
+		/* Every byte to the block's end continued: cut, else malformed. */
+		bool cont = c->len - c->pos < TRACE_VARINT_MAX;
+		for (size_t i = c->pos; cont && i < c->len; i++)
+			cont = c->p[i] & 0x80;
+		mc_fail(c, field, cont ? "the block ends inside its varint" : "bad varint");
 		return 0;
 	}
 	c->pos += n;
 	return v;
 }
 
-static uint32_t mc_u32(struct mcur *c)
+static uint32_t mc_u32(struct mcur *c, const char *field)
 {
-	uint64_t v = mc_varint(c);
+	uint64_t v = mc_varint(c, field);
 	if (v > UINT32_MAX)
-		c->bad = true;
+		mc_fail(c, field, "%llu: out of the u32 range", (unsigned long long)v);
 	return (uint32_t)v;
 }
 
-static uint64_t mc_fixed64(struct mcur *c)
+static uint64_t mc_fixed64(struct mcur *c, const char *field)
 {
-	if (c->bad || c->len - c->pos < 8) {
-		c->bad = true;
+	if (c->bad)
+		return 0;
+	c->field_pos = c->pos;
+	if (c->len - c->pos < 8) {
+		mc_fail(c, field, "needs 8 bytes, the block has %zu left", c->len - c->pos);
 		return 0;
 	}
 	uint64_t v = trace_get_u64(c->p + c->pos);
@@ -101,23 +129,29 @@ static uint64_t mc_fixed64(struct mcur *c)
 	return v;
 }
 
-static char *mc_str(struct mcur *c)
+static char *mc_str(struct mcur *c, const char *field)
 {
-	uint64_t n = mc_varint(c);
-	if (c->bad || n > TRACE_STR_MAX || n > c->len - c->pos) {
-		c->bad = true;
+	uint64_t n = mc_varint(c, field);
+	if (c->bad)
+		return NULL;
+	if (n > TRACE_STR_MAX) {
+		mc_fail(c, field, "length %llu: expected at most %u", (unsigned long long)n, TRACE_STR_MAX);
+		return NULL;
+	}
+	if (n > c->len - c->pos) {
+		mc_fail(c, field, "length %llu: the block has %zu bytes left", (unsigned long long)n, c->len - c->pos);
 		return NULL;
 	}
 	char *s = malloc(n + 1);
 	if (!s) {
-		c->bad = true;
+		mc_fail(c, field, "out of memory");
 		return NULL;
 	}
 	memcpy(s, c->p + c->pos, n);
 	s[n] = '\0';
 	if (strlen(s) != n) { /* an embedded NUL cannot round-trip as a C string */
 		free(s);
-		c->bad = true;
+		mc_fail(c, field, "holds a NUL byte");
 		return NULL;
 	}
 	c->pos += n;
@@ -178,20 +212,23 @@ static int not_an_archive(struct trace_archive *a, struct nl_err *err)
 static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uint64_t meta_off,
 		      uint64_t meta_len, struct nl_err *err)
 {
-	struct mcur c = {p, len, 0, false};
+	struct mcur c = {.p = p, .len = len};
 	struct trace_manifest *m = &a->m;
 	uint32_t n_user;
 
-	m->application = mc_str(&c);
-	m->command_line = mc_str(&c);
-	m->machine = mc_str(&c);
-	m->recorder = mc_str(&c);
-	m->mpi_library = mc_str(&c);
-	m->start_unix = mc_varint(&c);
-	uint64_t rt = mc_fixed64(&c);
+	m->application = mc_str(&c, "application");
+	m->command_line = mc_str(&c, "command_line");
+	m->machine = mc_str(&c, "machine");
+	m->recorder = mc_str(&c, "recorder");
+	m->mpi_library = mc_str(&c, "mpi_library");
+	m->start_unix = mc_varint(&c, "start_unix");
+	uint64_t rt = mc_fixed64(&c, "recorded_runtime_s");
 	memcpy(&m->recorded_runtime_s, &rt, 8);
-	n_user = mc_u32(&c);
-	if (c.bad || n_user > (len - c.pos) / 3)
+	n_user = mc_u32(&c, "n_comms");
+	if (!c.bad && n_user > (len - c.pos) / 3)
+		mc_fail(&c, "n_comms", "%u: expected at most %zu (3 bytes or more each, in the %zu bytes left)",
+			n_user, (len - c.pos) / 3, len - c.pos);
+	if (c.bad)
 		goto bad;
 	m->n_comms = n_user + 2;
 	m->comms = calloc(m->n_comms, sizeof *m->comms);
@@ -221,34 +258,48 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 	uint32_t prev_id = TRACE_COMM_SELF;
 	for (uint32_t i = 2; i < m->n_comms; i++) {
 		struct trace_comm *cm = &m->comms[i];
-		cm->id = mc_u32(&c);
-		cm->size = mc_u32(&c);
-		if (c.bad || cm->id <= prev_id || cm->id == TRACE_COMM_NULL || !cm->size ||
-		    cm->size > m->n_ranks || cm->size > len - c.pos)
+		snprintf(c.ctx, sizeof c.ctx, "communicator entry %u's ", i - 2);
+		cm->id = mc_u32(&c, "id");
+		if (!c.bad && (cm->id <= prev_id || cm->id == TRACE_COMM_NULL))
+			mc_fail(&c, "id", "%u: expected more than %u (ids strictly increasing from 2, not 0xffffffff)",
+				cm->id, prev_id);
+		cm->size = mc_u32(&c, "size");
+		if (!c.bad && (!cm->size || cm->size > m->n_ranks))
+			mc_fail(&c, "size", "%u: expected 1 .. %u (n_ranks)", cm->size, m->n_ranks);
+		if (!c.bad && cm->size > len - c.pos)
+			mc_fail(&c, "size", "%u: expected at most %zu (a byte or more each, in the bytes left)",
+				cm->size, len - c.pos);
+		if (c.bad)
 			goto bad;
 		prev_id = cm->id;
 		cm->world_ranks = malloc(cm->size * sizeof(uint32_t));
 		if (!cm->world_ranks)
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
 		for (uint32_t j = 0; j < cm->size; j++) {
-			cm->world_ranks[j] = mc_u32(&c);
-			if (cm->world_ranks[j] >= m->n_ranks)
-				c.bad = true;
+			cm->world_ranks[j] = mc_u32(&c, "member");
+			if (!c.bad && cm->world_ranks[j] >= m->n_ranks)
+				mc_fail(&c, "member", "world rank %u: expected below %u (n_ranks)",
+					cm->world_ranks[j], m->n_ranks);
 		}
 		if (c.bad)
 			goto bad;
 	}
 	uint64_t off = meta_off + meta_len;
 	for (uint32_t r = 0; r < m->n_ranks; r++) {
-		m->rank_ops[r] = mc_varint(&c);
-		m->rank_bytes[r] = mc_varint(&c);
-		m->rank_hash[r] = mc_fixed64(&c);
-		a->sec_len[r] = mc_varint(&c);
-		a->n_frames[r] = mc_varint(&c);
+		snprintf(c.ctx, sizeof c.ctx, "rank %u's ", r);
+		m->rank_ops[r] = mc_varint(&c, "n_ops");
+		m->rank_bytes[r] = mc_varint(&c, "raw_bytes");
+		m->rank_hash[r] = mc_fixed64(&c, "hash");
+		a->sec_len[r] = mc_varint(&c, "section_len");
+		a->n_frames[r] = mc_varint(&c, "n_frames");
 		/* Each section fits in what is left of the file, compared without
 		 * adding to off: a sum of lengths could wrap past 2^64 to equal
-		 * the file length. */
-		if (c.bad || a->sec_len[r] < TRACE_END_SIZE || off > a->file_len || a->sec_len[r] > a->file_len - off)
+		 * the file length. (off <= file_len: the sections before fit.) */
+		if (!c.bad && (a->sec_len[r] < TRACE_END_SIZE || a->sec_len[r] > a->file_len - off))
+			mc_fail(&c, "section_len", "%llu: expected %u .. %llu (its end chunk, and the file's bytes left)",
+				(unsigned long long)a->sec_len[r], TRACE_END_SIZE,
+				(unsigned long long)(a->file_len - off));
+		if (c.bad)
 			goto bad;
 		a->sec_off[r] = off;
 		off += a->sec_len[r];
@@ -256,16 +307,27 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 	if (m->format_version >= 2 && !c.bad && c.pos < len) {
 		/* Version 2's optional host fields close the block
 		 * (docs/trace-format.md §3.3). */
+		c.ctx[0] = '\0';
 		m->has_host_info = true;
-		m->hosts = mc_u32(&c);
-		m->ranks_per_host = mc_u32(&c);
-		m->cores_per_host = mc_u32(&c);
-		uint32_t mflags = mc_u32(&c);
+		m->hosts = mc_u32(&c, "hosts");
+		m->ranks_per_host = mc_u32(&c, "ranks_per_host");
+		m->cores_per_host = mc_u32(&c, "cores_per_host");
+		uint32_t mflags = mc_u32(&c, "mflags");
 		if (mflags & ~(uint32_t)TRACE_MF_COMPUTE_CPU)
-			c.bad = true;
+			mc_fail(&c, "mflags", "0x%x: unknown bits 0x%x (known: compute_cpu 0x1)", mflags,
+				mflags & ~(uint32_t)TRACE_MF_COMPUTE_CPU);
 		m->has_compute_cpu = mflags & TRACE_MF_COMPUTE_CPU;
 		if (m->ranks_per_host > m->n_ranks)
-			c.bad = true;
+			mc_fail(&c, "ranks_per_host", "%u: expected at most %u (n_ranks)", m->ranks_per_host,
+				m->n_ranks);
+	}
+	if (!c.bad && c.pos != len) {
+		c.field_pos = c.pos;
+		snprintf(c.why, sizeof c.why, "%zu byte%s after its last field (%s): expected none", len - c.pos,
+			 len - c.pos == 1 ? "" : "s",
+			 m->has_host_info	  ? "the host fields"
+			 : m->format_version >= 2 ? "the rank index, where the four host fields take 4 or more"
+						  : "the rank index; version 1 has no host fields");
 	}
 	if (c.bad || c.pos != len)
 		goto bad;
@@ -275,7 +337,8 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 				(unsigned long long)off, (unsigned long long)a->file_len);
 	return 0;
 bad:
-	return arch_err(a, err, NL_ECORRUPT, meta_off, "metadata block malformed at decoded byte %zu", c.pos);
+	return arch_err(a, err, NL_ECORRUPT, meta_off, "metadata block malformed at decoded byte %zu: %s",
+			c.field_pos, c.why);
 }
 
 /* The file opened: a regular file, or an error that says what it is (a

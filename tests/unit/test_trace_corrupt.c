@@ -341,6 +341,43 @@ static void test_meta_frame(void)
 		 bad, extra, m, m + extra);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
+	/* The decompressed block malformed, recompressed and hashed as a
+	 * writer would: the message names the field, whose it is and what was
+	 * expected (was "metadata block malformed at decoded byte N" alone).
+	 * write_archive's block: strings at 0 .. 44, start_unix at 45,
+	 * recorded_runtime_s at 50, n_comms 2 at 58, communicators 2 and 5 at
+	 * 59 and 64 (id, size 3, members), the rank index at 69, the four host
+	 * fields last (mflags 1). */
+	uint8_t *r2 = malloc(n_raw + 1);
+	struct {
+		size_t at; /* byte set to v, or the length cut to when v < 0 */
+		int v;
+		const char *msg;
+	} bad_raw[] = {
+		{3, 0, "decoded byte 0: application: holds a NUL byte"},
+		{52, -1, "decoded byte 50: recorded_runtime_s: needs 8 bytes, the block has 2 left"},
+		{64, 1, "decoded byte 64: communicator entry 1's id: 1: expected more than 2 (ids strictly increasing "
+			"from 2, not 0xffffffff)"},
+		{61, 3, "decoded byte 61: communicator entry 0's member: world rank 3: expected below 3 (n_ranks)"},
+		{n_raw - 1, 2, "mflags: 0x2: unknown bits 0x2 (known: compute_cpu 0x1)"},
+		{n_raw, 0, "1 byte after its last field (the host fields): expected none"},
+	};
+	CHECK_EQ(raw[58], 2);
+	CHECK_EQ(raw[59], 2);
+	CHECK_EQ(raw[64], 5);
+	CHECK_EQ(raw[n_raw - 1], 1);
+	for (size_t i = 0; i < sizeof bad_raw / sizeof *bad_raw; i++) {
+		memcpy(r2, raw, n_raw);
+		size_t len = bad_raw[i].v < 0 ? bad_raw[i].at : bad_raw[i].at == n_raw ? n_raw + 1 : n_raw;
+		if (bad_raw[i].v >= 0)
+			r2[bad_raw[i].at] = (uint8_t)bad_raw[i].v;
+		spit_with_meta(bad, g, n, r2, len, true, false, &extra);
+		snprintf(want, sizeof want, "%s: offset 64: metadata block malformed at ", bad);
+		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, bad_raw[i].msg);
+	}
+	free(r2);
+
 	uint8_t *b = malloc(n);
 	memcpy(b, g, n);
 	b[64] ^= 0xff; /* the zstd magic */
