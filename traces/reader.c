@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,12 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 	m->start_unix = mc_varint(&c, "start_unix");
 	uint64_t rt = mc_fixed64(&c, "recorded_runtime_s");
 	memcpy(&m->recorded_runtime_s, &rt, 8);
+	/* As the text form reads it: a NaN, infinity or negative time was
+	 * verified, printed as "nan s" and left out of --json (no JSON number),
+	 * and its dump did not encode back. */
+	if (!c.bad && !(isfinite(m->recorded_runtime_s) && m->recorded_runtime_s >= 0))
+		mc_fail(&c, "recorded_runtime_s", "%g: expected a finite number of seconds >= 0",
+			m->recorded_runtime_s);
 	n_user = mc_u32(&c, "n_comms");
 	if (!c.bad && n_user > (len - c.pos) / 3)
 		mc_fail(&c, "n_comms", "%u: expected at most %zu (3 bytes or more each, in the %zu bytes left)",

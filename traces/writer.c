@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -849,6 +850,10 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 
 	if (!m->n_ranks)
 		return nl_errf(err, NL_EINVAL, "%s: manifest has 0 ranks", path);
+	if (!(isfinite(m->recorded_runtime_s) && m->recorded_runtime_s >= 0)) /* readers refuse it */
+		return nl_errf(err, NL_EINVAL,
+			       "%s: manifest recorded_runtime_s %g: expected a finite number of seconds >= 0", path,
+			       m->recorded_runtime_s);
 	rc = sorted_comms(m, &comms, &n_comms, path, err);
 	if (rc)
 		return rc;

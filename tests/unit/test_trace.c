@@ -2,6 +2,7 @@
  * trip, determinism, writer and encoder errors). Corruption detection and
  * bounded reader memory: test_trace_corrupt.c. */
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -316,6 +317,15 @@ static void test_writer_rejects(void)
 	struct trace_manifest mf = {.n_ranks = 1, .n_comms = 1, .comms = farc};
 	CHECK_ERR(trace_archive_write(test_tmppath("x.nlt"), &mf, sp, &e), NL_EINVAL, &e,
 		  "communicator 3: member 0 is world rank 7, expected < 1");
+	/* A recorded runtime readers refuse (NaN, infinite, negative: it was
+	 * written, verified, and its dump did not encode back). */
+	double bad_rt[] = {NAN, INFINITY, -1};
+	const char *bad_rt_msg[] = {"manifest recorded_runtime_s nan: expected a finite number of seconds >= 0",
+				    "manifest recorded_runtime_s inf: expected", "manifest recorded_runtime_s -1: expected"};
+	for (size_t i = 0; i < 3; i++) {
+		struct trace_manifest mr = {.n_ranks = 1, .recorded_runtime_s = bad_rt[i]};
+		CHECK_ERR(trace_archive_write(test_tmppath("x.nlt"), &mr, sp, &e), NL_EINVAL, &e, bad_rt_msg[i]);
+	}
 	/* A stream for another rank is refused. */
 	struct trace_manifest m2 = {.n_ranks = 2};
 	const char *sp2[] = {test_tmppath("x.nls"), test_tmppath("x.nls")};

@@ -1,6 +1,7 @@
 /* Unit tests: trace archive corruption detection with exact messages and
  * bounded reader memory (split from test_trace.c). */
 #include <malloc.h>
+#include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -375,6 +376,23 @@ static void test_meta_frame(void)
 		snprintf(want, sizeof want, "%s: offset 64: metadata block malformed at ", bad);
 		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, bad_raw[i].msg);
+	}
+	/* A recorded runtime NaN, infinite or negative (it read as "nan s",
+	 * with no recorded_runtime_s in info --json, and its dump did not
+	 * encode back). */
+	double bad_rt[] = {NAN, INFINITY, -1};
+	const char *bad_rt_msg[] = {"nan", "inf", "-1"};
+	for (size_t i = 0; i < 3; i++) {
+		memcpy(r2, raw, n_raw);
+		uint64_t bits;
+		memcpy(&bits, &bad_rt[i], 8);
+		trace_put_u64(r2 + 50, bits);
+		spit_with_meta(bad, g, n, r2, n_raw, true, false, &extra);
+		snprintf(want, sizeof want,
+			 "%s: offset 64: metadata block malformed at decoded byte 50: recorded_runtime_s: %s: expected a "
+			 "finite number of seconds >= 0",
+			 bad, bad_rt_msg[i]);
+		CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 	}
 	free(r2);
 
