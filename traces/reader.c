@@ -845,8 +845,10 @@ static const char *peer_str(char *buf, size_t cap, int32_t p)
 }
 
 /* An id that is no communicator of m: the message lists those defined
- * (the first 8 and the count). */
-static const char *no_comm(const struct trace_manifest *m, const char *key, uint32_t id, char *buf, size_t cap)
+ * (the first 8 and the count), and for a text how to define one (an
+ * archive's verify said so too, of a 'comm' line it has none of). */
+static const char *no_comm(const struct trace_manifest *m, const char *key, uint32_t id, bool is_text, char *buf,
+			   size_t cap)
 {
 	char ids[128];
 	uint32_t n_user = m->n_comms > 2 ? m->n_comms - 2 : 0;
@@ -855,21 +857,23 @@ static const char *no_comm(const struct trace_manifest *m, const char *key, uint
 		o += (size_t)snprintf(ids + o, sizeof ids - o, ", %u", m->comms[i + 2].id);
 	if (n_user > 8 && o < sizeof ids)
 		snprintf(ids + o, sizeof ids - o, ", ... (%u in all)", m->n_comms);
-	snprintf(buf, cap, "%s=%u: not a communicator of the trace (defined: %s; a 'comm ID RANKS...' line before "
-		 "the first rank section defines one)", key, id, ids);
+	snprintf(buf, cap, "%s=%u: not a communicator of the trace (defined: %s%s)", key, id, ids,
+		 is_text ? "; a 'comm ID RANKS...' line before the first rank section defines one"
+			 : ": world, self and those the manifest lists");
 	return buf;
 }
 
 const char *trace_op_semantics(const struct trace_manifest *m, uint32_t rank, const uint8_t *is_member,
-			       const struct trace_op *op, char *buf, size_t cap)
+			       const struct trace_op *op, bool is_text, char *buf, size_t cap)
 {
 	char v[16];
 	const struct trace_comm *c = trace_manifest_find_comm(m, op->comm);
 	if (!c)
-		return no_comm(m, "comm", op->comm, buf, cap);
+		return no_comm(m, "comm", op->comm, is_text, buf, cap);
 	if (c->id >= 2 && !is_member[c - m->comms]) {
 		snprintf(buf, cap, "comm=%u: rank %u is not a member of communicator %u (expected 0 (world), 1 "
-			 "(self) or a communicator whose 'comm' line lists rank %u)", c->id, rank, c->id, rank);
+			 "(self) or a communicator %s rank %u)", c->id, rank, c->id,
+			 is_text ? "whose 'comm' line lists" : "the manifest lists with", rank);
 		return buf;
 	}
 	bool any = false, rooted = false, p2p = false;
@@ -903,7 +907,7 @@ const char *trace_op_semantics(const struct trace_manifest *m, uint32_t rank, co
 	case TOP_COMM_DUP:
 	case TOP_COMM_CREATE:
 		if (op->new_comm != TRACE_COMM_NULL && !trace_manifest_find_comm(m, op->new_comm))
-			return no_comm(m, "new_comm", op->new_comm, buf, cap);
+			return no_comm(m, "new_comm", op->new_comm, is_text, buf, cap);
 		break;
 	case TOP_CANCEL:
 		if (op->n_done > 1 || (op->n_done && (op->flags & TRACE_F_NO_OUTCOME))) {
@@ -1066,7 +1070,7 @@ int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
 		if (rc)
 			break;
 		while ((rc = trace_rank_next(r, &op, err)) == 1) {
-			const char *bad = trace_op_semantics(&a->m, rank, is_member, &op, why, sizeof why);
+			const char *bad = trace_op_semantics(&a->m, rank, is_member, &op, false, why, sizeof why);
 			if (bad) {
 				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: op %llu (%s): %s", a->path,
 					     rank, (unsigned long long)r->frame_off,

@@ -876,7 +876,7 @@ static int enc_op(struct enc *e, char *line)
 	 * a version 1 text): an op verify would refuse (a peer outside its
 	 * communicator, a rank not a member) is refused at its line. */
 	char why[512];
-	const char *bad = trace_op_semantics(&e->vm, (uint32_t)e->rank, e->is_member, op, why, sizeof why);
+	const char *bad = trace_op_semantics(&e->vm, (uint32_t)e->rank, e->is_member, op, true, why, sizeof why);
 	if (bad)
 		return enc_err(e, "%s", bad);
 	return 0;

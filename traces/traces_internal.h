@@ -213,9 +213,11 @@ int trace_comm_members(const struct trace_manifest *m, uint32_t **first, uint32_
  * member (is_member[i]: whether it is in m->comms[i]), peers and roots
  * ranks of the communicator, per-rank counts its size, n_done in its
  * kind's range, cpu time. Returns NULL, or the reason in buf, naming the
- * field as the text form writes it ('peer=5: not a rank of ...'). */
+ * field as the text form writes it ('peer=5: not a rank of ...'). is_text:
+ * the op is a text's (`trace encode`), whose 'comm' lines the hints on
+ * communicators name; else an archive's, whose manifest they name. */
 const char *trace_op_semantics(const struct trace_manifest *m, uint32_t rank, const uint8_t *is_member,
-			       const struct trace_op *op, char *buf, size_t cap);
+			       const struct trace_op *op, bool is_text, char *buf, size_t cap);
 
 /* --- building an archive from ops (importers, `trace encode`) ---------------
  *

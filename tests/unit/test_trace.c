@@ -745,9 +745,13 @@ static void test_verify_semantics(void)
 		{2, &(struct trace_comm){2, 2, twice}, 0, {.kind = TOP_BARRIER, .comm = 2},
 		 "metadata: communicator 2 member 1 is world rank 0, listed twice"},
 		{3, &(struct trace_comm){2, 2, one_two}, 0, {.kind = TOP_BARRIER, .comm = 2},
-		 ": rank 0, offset 116: op 0 (barrier): comm=2: rank 0 is not a member of communicator 2 (expected"},
+		 ": rank 0, offset 116: op 0 (barrier): comm=2: rank 0 is not a member of communicator 2 (expected 0 "
+		 "(world), 1 (self) or a communicator the manifest lists with rank 0)"},
 		{1, NULL, 0, {.kind = TOP_BARRIER, .comm = 7},
-		 "op 0 (barrier): comm=7: not a communicator of the trace (defined: 0 (world), 1 (self); "},
+		 /* an archive has no 'comm' lines (it said "a 'comm ID RANKS...' line before the first rank
+		  * section defines one", the text form's hint) */
+		 "op 0 (barrier): comm=7: not a communicator of the trace (defined: 0 (world), 1 (self): world, self "
+		 "and those the manifest lists)"},
 		{2, NULL, 0, {.kind = TOP_SEND, .peer = 5},
 		 "op 0 (send): peer=5: not a rank of communicator 0 (size 2): expected 0 .. 1 or null"},
 		{2, NULL, 1, {.kind = TOP_SENDRECV, .peer = 0, .recv_peer = -9},
