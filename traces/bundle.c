@@ -398,18 +398,34 @@ static int unpack_check_trailer(struct unpack *u, struct nl_err *err)
 {
 	uint8_t tr[BUNDLE_TRAILER];
 	const uint64_t size = (uint64_t)u->st.st_size;
-	if (trace_pread_full(u->fd, tr, sizeof tr, size - BUNDLE_TRAILER) || memcmp(tr, BUNDLE_END_MAGIC, 8))
-		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: bad trailer (bundle truncated?)", u->bundle,
-			       (unsigned long long)(size - BUNDLE_TRAILER));
+	const uint64_t at = size - BUNDLE_TRAILER;
+	if (trace_pread_full(u->fd, tr, sizeof tr, at) || memcmp(tr, BUNDLE_END_MAGIC, 8))
+		return nl_errf(err, NL_ECORRUPT,
+			       "%s: offset %llu: no trailer: expected '%s' in the last %u bytes (the bundle is cut "
+			       "short, or has bytes after its end)",
+			       u->bundle, (unsigned long long)at, BUNDLE_END_MAGIC, BUNDLE_TRAILER);
 	u->ioff = trace_get_u64(tr + 8);
 	u->ilen = trace_get_u64(tr + 16);
 	u->ihash = trace_get_u64(tr + 24);
-	/* ioff and ilen come from the file: compared without adding them, so a
-	 * value near 2^64 cannot wrap to the expected sum. */
-	if (!u->n || u->n > BUNDLE_MAX_ENTRIES || u->ioff < BUNDLE_HDR || u->ioff > size - BUNDLE_TRAILER ||
-	    u->ilen != size - BUNDLE_TRAILER - u->ioff)
-		return nl_errf(err, NL_ECORRUPT, "%s: offset %llu: trailer fields out of range", u->bundle,
-			       (unsigned long long)(size - BUNDLE_TRAILER));
+	/* Each field named at its offset with its range (one "trailer fields
+	 * out of range" named none). ioff and ilen come from the file:
+	 * compared without adding them, so a value near 2^64 cannot wrap to
+	 * the expected sum. */
+	if (!u->n || u->n > BUNDLE_MAX_ENTRIES)
+		return nl_errf(err, NL_ECORRUPT, "%s: offset 12: n_entries %u: expected 1 .. %u", u->bundle, u->n,
+			       BUNDLE_MAX_ENTRIES);
+	if (u->ioff < BUNDLE_HDR || u->ioff > at)
+		return nl_errf(err, NL_ECORRUPT,
+			       "%s: offset %llu: index offset %llu: expected %u .. %llu (after the header, before "
+			       "the trailer)",
+			       u->bundle, (unsigned long long)(at + 8), (unsigned long long)u->ioff, BUNDLE_HDR,
+			       (unsigned long long)at);
+	if (u->ilen != at - u->ioff)
+		return nl_errf(err, NL_ECORRUPT,
+			       "%s: offset %llu: index length %llu: expected %llu (from the index offset %llu to the "
+			       "trailer)",
+			       u->bundle, (unsigned long long)(at + 16), (unsigned long long)u->ilen,
+			       (unsigned long long)(at - u->ioff), (unsigned long long)u->ioff);
 	return 0;
 }
 

@@ -137,7 +137,22 @@ static void test_bundle_index(void)
 	 * modulo 2^64: out of range, not a read at offset 2^64 - 32. */
 	CHECK_ERR(trace_bundle_unpack(write_bundle("wrap.nlb", ab, 2, (uint64_t)-64, 64), test_tmppath("wrap"), NULL,
 				      NULL, NULL, &e),
-		  NL_ECORRUPT, &e, "trailer fields out of range");
+		  NL_ECORRUPT, &e, ": index offset 18446744073709551");
+	/* Each trailer field named at its offset with its range (all were
+	 * "trailer fields out of range"), and a bundle with bytes after its
+	 * trailer said as such (it was "bad trailer (bundle truncated?)"). */
+	CHECK_ERR(trace_bundle_unpack(write_bundle("len.nlb", ab, 2, 0, 1), test_tmppath("len"), NULL, NULL, NULL, &e),
+		  NL_ECORRUPT, &e, ": index length ");
+	CHECK(strstr(e.msg, ": expected ") && strstr(e.msg, " (from the index offset "));
+	CHECK_ERR(trace_bundle_unpack(write_bundle("none.nlb", ab, 0, 0, 0), test_tmppath("none"), NULL, NULL, NULL, &e),
+		  NL_ECORRUPT, &e, "none.nlb: offset 12: n_entries 0: expected 1 .. 100000");
+	const char *tail = write_bundle("tail.nlb", ab, 2, 0, 0);
+	FILE *f = fopen(tail, "ab");
+	fputc('x', f);
+	fclose(f);
+	CHECK_ERR(trace_bundle_unpack(tail, test_tmppath("tail"), NULL, NULL, NULL, &e), NL_ECORRUPT, &e,
+		  ": no trailer: expected 'NLBUNEND' in the last 32 bytes (the bundle is cut short, or has bytes after "
+		  "its end)");
 }
 
 static void test_simgrid_sizes(void)
