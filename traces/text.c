@@ -20,13 +20,21 @@
 
 #include "core/error.h"
 #include "core/param.h"
+#include "core/text.h"
 
 /* --- dump ------------------------------------------------------------------- */
 
+/* A manifest string, quoted: control bytes and bytes that start no valid
+ * UTF-8 sequence as \xHH (encode reads them back), so the text form is
+ * UTF-8 (section 8) whatever bytes the archive holds; an editor that
+ * replaced the raw bytes with U+FFFD changed the archive encode wrote. */
 static void put_quoted(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t left = strlen((const char *)p);
+	while (*p) {
+		int len = 1;
 		switch (*p) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
@@ -34,11 +42,18 @@ static void put_quoted(FILE *f, const char *s)
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\x%02x", *p);
+			if (*p < 0x80)
+				len = *p < 0x20 || *p == 0x7f ? 0 : 1;
 			else
-				fputc(*p, f);
+				len = text_utf8_len(p, left);
+			if (len > 0)
+				fwrite(p, 1, (size_t)len, f);
+			else
+				fprintf(f, "\\x%02x", *p);
+			len = len > 0 ? len : 1;
 		}
+		p += len;
+		left -= (size_t)len;
 	}
 	fputc('"', f);
 }

@@ -509,6 +509,16 @@ else
 fi
 expect 0 "info of an archive whose machine is Latin-1" "$NL" trace info "$T/lat.nlt"
 grep -q '^machine           caf\\xe9$' "$T/out" && ok "info prints invalid UTF-8 as \\xHH" || fail "info latin-1: $(grep machine "$T/out")"
+# The dump's text form is UTF-8 (docs/trace-format.md section 8): a byte
+# that is not UTF-8 is written as \xHH, which encode reads back to the
+# same archive (it was written raw, "caf\351", which an editor may turn
+# into U+FFFD and so change the archive encode writes).
+expect 0 "dump of an archive whose machine is Latin-1" "$NL" trace dump "$T/lat.nlt"
+grep -q '^machine "caf\\xe9"$' "$T/out" && python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/out" &&
+	ok "dump writes invalid UTF-8 as \\xHH: the text is UTF-8" || fail "dump latin-1: $(grep machine "$T/out" | od -c | head -3)"
+cp "$T/out" "$T/lat.txt"
+expect 0 "encode of that dump" "$NL" trace encode "$T/lat.txt" "$T/lat.re.nlt"
+cmp -s "$T/lat.nlt" "$T/lat.re.nlt" && ok "dump -> encode of a Latin-1 machine is byte-identical" || fail "lat.re.nlt differs"
 
 # --- an archive's OUT '-' or '' is refused --------------------------------------------------
 # '-' was taken as a file name: encode, convert, import and pack wrote a
