@@ -184,7 +184,7 @@ static int no_input_file(void *ctx, const struct trace_input_file *f)
  * as `convert` names an archive it is given, and so is netloom's own file
  * that is no archive (a bundle, the text form, a recorder's stream file);
  * anything else is bad magic. */
-static int not_an_archive(struct trace_archive *a, struct nl_err *err)
+static int not_an_archive(struct trace_archive *a, const uint8_t *head, size_t n_head, struct nl_err *err)
 {
 	static const struct {
 		const char *importer, *what;
@@ -206,7 +206,17 @@ static int not_an_archive(struct trace_archive *a, struct nl_err *err)
 				       "%s: %s trace, not a netloom trace archive: expected a .nlt; convert it "
 				       "first (netloom trace convert %s OUT.nlt)",
 				       a->path, formats[i].what, a->path);
-	return arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)");
+	/* The bytes found and the magic expected (it said "bad magic" alone;
+	 * a zstd file's 28 b5 2f fd, say, tells what it is). */
+	char found[64] = "", want[32] = "";
+	for (size_t i = 0, o = 0; i < n_head && i < 8; i++)
+		o += (size_t)snprintf(found + o, sizeof found - o, "%s%02x", i ? " " : ": its first bytes are ",
+				      head[i]);
+	for (size_t i = 0, o = 0; i < 8; i++)
+		o += (size_t)snprintf(want + o, sizeof want - o, "%s%02x", i ? " " : "",
+				      (unsigned char)TRACE_MAGIC[i]);
+	return arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)%s; expected %s", found,
+			want);
 }
 
 /* Parse the decompressed metadata block into a->m and the section index. */
@@ -366,7 +376,7 @@ static int arch_open_file(struct trace_archive *a, uint64_t *size, struct nl_err
 		/* A directory is said as replay says it ('serve --trace DIR'
 		 * said "not a regular file"). */
 		return !S_ISDIR(st.st_mode)	   ? trace_not_regular(path, st.st_mode, "trace file", err)
-		       : trace_import_detect(path) ? not_an_archive(a, err) /* an OTF2 archive's */
+		       : trace_import_detect(path) ? not_an_archive(a, NULL, 0, err) /* an OTF2 archive's */
 						   : trace_dir_error(path, NULL, err);
 	*size = (uint64_t)st.st_size;
 	return 0;
@@ -414,7 +424,7 @@ static int arch_read_header(struct trace_archive *a, uint64_t size, uint64_t *me
 	if (!got)
 		return arch_err(a, err, NL_EFORMAT, 0, "empty file (expected a netloom trace archive)");
 	if (memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8))
-		return not_an_archive(a, err);
+		return not_an_archive(a, hdr, got, err);
 	if (got < sizeof hdr)
 		return arch_err(a, err, NL_ECORRUPT, size,
 				"truncated netloom trace archive: the %u-byte header is incomplete", TRACE_HEADER_SIZE);

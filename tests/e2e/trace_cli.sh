@@ -267,7 +267,7 @@ expect 2 "verify of a missing file is bad input" "$NL" trace verify "$T/none.nlt
 printf '\050\265\057\375\044\005\051\000\000hello' >"$T/other.zst"
 : >"$T/empty.nlt"
 expect 2 "verify of another zstd file is bad input" "$NL" trace verify "$T/other.zst"
-same "netloom trace verify: $T/other.zst: offset 0: not a netloom trace archive (bad magic)" "$T/err" \
+same "netloom trace verify: $T/other.zst: offset 0: not a netloom trace archive (bad magic): its first bytes are 28 b5 2f fd 24 05 29 00; expected 89 4e 4c 54 0d 0a 1a 0a" "$T/err" \
 	"verify of another zstd file: named, not FAILED"
 expect 2 "verify of an empty file is bad input" "$NL" trace verify "$T/empty.nlt"
 same "netloom trace verify: $T/empty.nlt: offset 0: empty file (expected a netloom trace archive)" "$T/err" \

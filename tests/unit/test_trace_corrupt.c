@@ -40,15 +40,25 @@ static void test_corruption(void)
 	uint8_t *b = malloc(n);
 	char want[600];
 
-	/* Bad magic. */
+	/* Bad magic: the bytes found and the magic expected (it said "bad
+	 * magic" alone). */
 	memcpy(b, g, n);
 	b[1] = 'X';
 	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
+	snprintf(want, sizeof want,
+		 "%s: offset 0: not a netloom trace archive (bad magic): its first bytes are 89 58 4c 54 0d 0a 1a 0a; "
+		 "expected 89 4e 4c 54 0d 0a 1a 0a",
+		 bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
 	/* ... also when the file is shorter than the magic. */
 	test_spit(bad, b, 3);
+	snprintf(want, sizeof want,
+		 "%s: offset 0: not a netloom trace archive (bad magic): its first bytes are 89 58 4c; expected 89 4e "
+		 "4c 54 0d 0a 1a 0a",
+		 bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
 
 	/* A newer version (checked before the header hash, which a newer
 	 * layout may move): newer or damaged, the message says both. */
