@@ -520,10 +520,12 @@ void cli_warn_unread(const char *cmd, const struct config *cfg, const char *cons
  * off, the [layout] keys that lay the cables out (docs/layout.md). */
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
-/* '-s lookahead_decide=...' with routing_delay other than 0 (BookSim's
- * lookahead routing, which the key times): warned of as a key nothing
- * reads, since the router then routes on arrival whatever it says. */
-void cli_warn_unread_lookahead(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
+/* [router] keys the rest of [router] leaves unread, warned of as keys
+ * nothing reads: '-s lookahead_decide=...' with routing_delay other than
+ * 0 (BookSim's lookahead routing, which the key times; the router then
+ * routes on arrival whatever it says), and '-s alloc_iters=N' when
+ * neither allocator is islip (the separable ones make one pass). */
+void cli_warn_unread_router(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
 /* Warn on stderr, once the network is built, when cfg's backend does
  * not see its topology (session_topology_unused): 'replay T -t A -t B'

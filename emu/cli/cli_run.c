@@ -413,7 +413,7 @@ static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
 	static const struct config_unread u = {.sections = sections, .read = read};
 	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, &u,
 			"synthetic traffic on the flit model");
-	cli_warn_unread_lookahead(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
+	cli_warn_unread_router(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
 }
 
 /* max_samples below warmup_periods: BookSim counts warm-up periods in

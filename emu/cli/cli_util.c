@@ -1036,15 +1036,24 @@ static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, co
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without cable_latency = 1");
 }
 
-void cli_warn_unread_lookahead(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+void cli_warn_unread_router(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
 {
 	struct router_cfg rc;
 	struct nl_err ignored = {0};
-	if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0 || rc.routing_delay == 0)
+	if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0)
 		return;
-	static const char *const keys[] = {"lookahead_decide", NULL};
-	const struct config_unread u = {.keys = keys};
-	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without routing_delay = 0");
+	if (rc.routing_delay != 0) {
+		static const char *const keys[] = {"lookahead_decide", NULL};
+		const struct config_unread u = {.keys = keys};
+		cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without routing_delay = 0");
+	}
+	/* '-s alloc_iters=3' under separable allocators changed nothing,
+	 * silently: only iSLIP iterates (emu/net/alloc.c). */
+	if (rc.vc_allocator != NET_ALLOC_ISLIP && rc.sw_allocator != NET_ALLOC_ISLIP) {
+		static const char *const keys[] = {"alloc_iters", NULL};
+		const struct config_unread u = {.keys = keys};
+		cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without vc_allocator or sw_allocator = islip");
+	}
 }
 
 /* Whether `policy` draws from placement_seed (place_ops.uses_seed;
@@ -1275,9 +1284,10 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
 		return;
 	cli_warn_unread(cmd, cfg, sets, n_sets, &r.u, r.why);
 	cli_warn_unread_layout(cmd, cfg, sets, n_sets);
+	/* Where the backend reads [router] (the flit model's). */
 	const struct config_table *router = config_find_key(cfg, "lookahead_decide", NULL);
 	if (router && !config_unread_has(&r.u, router, "lookahead_decide"))
-		cli_warn_unread_lookahead(cmd, cfg, sets, n_sets);
+		cli_warn_unread_router(cmd, cfg, sets, n_sets);
 }
 
 /* Whether every one of the workloads' placements (n) is `policy`. */

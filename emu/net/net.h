@@ -175,7 +175,7 @@ struct router_cfg {
 	double internal_speedup;  /* router steps per channel cycle */
 	int64_t input_speedup;    /* crossbar inputs per port */
 	int64_t output_speedup;   /* crossbar outputs per port */
-	int vc_allocator;         /* islip, separable_input_first, separable_output_first */
+	int vc_allocator;         /* NET_ALLOC_*: islip, separable_input_first, separable_output_first */
 	int sw_allocator;
 	int64_t alloc_iters;      /* iSLIP iterations */
 	bool wait_for_tail_credit;
@@ -186,6 +186,9 @@ struct router_cfg {
 	int lookahead_decide;     /* routing_delay = 0: 0 decide on arrival, 1 upstream (BookSim's timing) */
 	bool sequential_allocation; /* route decisions see the flits routed before them (router.c) */
 };
+
+/* router_cfg.vc_allocator / sw_allocator, in the choices' order (netcfg.c). */
+enum { NET_ALLOC_ISLIP, NET_ALLOC_SEP_IN, NET_ALLOC_SEP_OUT };
 
 enum { NET_PART_RANGES, NET_PART_METIS };
 

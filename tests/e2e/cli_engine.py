@@ -386,6 +386,17 @@ def case_unread_keys():
             eq("run: lookahead_decide, the same results", p.stdout, plain)
         p = run(cmd, *base, "-s", "lookahead_decide=upstream", "-s", "routing_delay=0", *extra)
         eq(f"{cmd}: lookahead_decide with routing_delay = 0", p.stderr.decode(), "")
+        # alloc_iters counts iSLIP's iterations; the separable allocators
+        # make one pass, so with both of them it changed nothing, silently.
+        sep = ("-s", "vc_allocator=separable_input_first", "-s", "sw_allocator=separable_output_first")
+        p = run(cmd, *base, *sep, "-s", "alloc_iters=3", *extra)
+        eq(f"{cmd}: alloc_iters without islip", p.stderr.decode().splitlines(), [
+            f"netloom {cmd}: warning: -s alloc_iters=3: key 'alloc_iters' of [router] is not read by {cmd} "
+            "(without vc_allocator or sw_allocator = islip); it has no effect"])
+        if cmd == "run":
+            eq("run: alloc_iters without islip, the same results", p.stdout, run("run", *base, *sep).stdout)
+        p = run(cmd, *base, "-s", "vc_allocator=separable_input_first", "-s", "alloc_iters=3", *extra)
+        eq(f"{cmd}: alloc_iters with an islip sw_allocator", p.stderr.decode(), "")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sys.ini")
         write(path, "[network]\ntopology = torus:k=4x4\n[replay]\nplacement = spread\n[layout]\nlayout_seed = 3\n")
