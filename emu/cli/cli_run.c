@@ -404,6 +404,20 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
+/* '-s traffic_class=dest' picks a packet's class among [router]
+ * traffic_classes: with one class (the default) it changed nothing,
+ * silently. */
+static void run_warn_unread_tclass(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	struct router_cfg rc;
+	struct nl_err ignored = {0};
+	if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0 || rc.traffic_classes > 1)
+		return;
+	static const char *const keys[] = {"traffic_class", NULL};
+	const struct config_unread u = {.keys = keys};
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without traffic_classes > 1");
+}
+
 /* run and sweep read neither a replay's keys nor the analytic backend's
  * nor the layout's but cable_latency, which they read to refuse. */
 static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
@@ -414,6 +428,7 @@ static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
 	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, &u,
 			"synthetic traffic on the flit model");
 	cli_warn_unread_router(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
+	run_warn_unread_tclass(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
 }
 
 /* max_samples below warmup_periods: BookSim counts warm-up periods in

@@ -397,6 +397,16 @@ def case_unread_keys():
             eq("run: alloc_iters without islip, the same results", p.stdout, run("run", *base, *sep).stdout)
         p = run(cmd, *base, "-s", "vc_allocator=separable_input_first", "-s", "alloc_iters=3", *extra)
         eq(f"{cmd}: alloc_iters with an islip sw_allocator", p.stderr.decode(), "")
+        # traffic_class picks a packet's class among traffic_classes; with
+        # one class (the default) it changed nothing, silently.
+        p = run(cmd, *base, "-s", "traffic_class=dest", *extra)
+        eq(f"{cmd}: traffic_class without traffic_classes", p.stderr.decode().splitlines(), [
+            f"netloom {cmd}: warning: -s traffic_class=dest: key 'traffic_class' of [traffic] is not read by {cmd} "
+            "(without traffic_classes > 1); it has no effect"])
+        if cmd == "run":
+            eq("run: traffic_class without traffic_classes, the same results", p.stdout, plain)
+        p = run(cmd, *base, "-s", "traffic_class=dest", "-s", "traffic_classes=2", *extra)
+        eq(f"{cmd}: traffic_class with traffic_classes = 2", p.stderr.decode(), "")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sys.ini")
         write(path, "[network]\ntopology = torus:k=4x4\n[replay]\nplacement = spread\n[layout]\nlayout_seed = 3\n")
