@@ -223,7 +223,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 		}
 		if (strcmp(t->ops->name, "hyperx") && strcmp(t->ops->name, "flatfly"))
 			return nl_errf(err, NL_EUNSUPPORTED,
-				       "routing function 'ugal:mode=booksim' reproduces BookSim's dragonfly and flattened butterfly rules; topology '%s' is neither (use mode=local or mode=global)",
+				       "routing function 'ugal:mode=booksim' runs on dragonfly (BookSim2's ugal_dragonflynew), flatfly and hyperx (its ugal_flatfly_onchip), not on topology '%s'; use mode=local or mode=global",
 				       t->ops->name);
 		if (r->n_vcs < 2 || r->n_vcs % 2)
 			return route_vcs_errf(r, err,

@@ -287,7 +287,11 @@ static void test_ugal_booksim_cycle(void)
 	topo_free(t);
 	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
 	CHECK_ERR(route_new("ugal:inter=group", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "inter=group needs");
-	CHECK_ERR(route_new("ugal:mode=booksim", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "use mode=local");
+	/* The refusal names the families it runs on (it named two, "BookSim's
+	 * dragonfly and flattened butterfly rules", though hyperx runs too). */
+	CHECK_ERR(route_new("ugal:mode=booksim", t, 8, &r, &e), NL_EUNSUPPORTED, &e,
+		  "runs on dragonfly (BookSim2's ugal_dragonflynew), flatfly and hyperx (its ugal_flatfly_onchip), "
+		  "not on topology 'torus'; use mode=local or mode=global");
 	CHECK_ERR(route_new("nca", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
 	CHECK_ERR(route_new("xyyx", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
 	topo_free(t);
