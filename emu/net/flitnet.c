@@ -844,6 +844,10 @@ static int fl_links_init(struct flitnet *n, const struct net_cfg *nc, const stru
 		return fl_nomem(n, err);
 	else if (noc_lat)
 		rc_ = t->ops->link_latency(t, noc_lat, err);
+	/* The topology refuses noc_latency's grid (not square, too many
+	 * terminals): say where the key was set, as the refusal above does. */
+	if (rc_ < 0 && noc_lat && nc->noc_latency && rc_ != NL_ENOMEM)
+		rc_ = config_err_file_line(sc->cfg, "noc_latency", err);
 	if (rc_ < 0) {
 		free(noc_lat);
 		return rc_;

@@ -826,6 +826,7 @@ def case_errors():
         # A link latency key the topology has no use for, refused once the
         # network is built: it named no place, unlike partitions above.
         lat_file = ini("ll.ini", "[network]\ntopology = mesh:k=4x4\nlocal_latency = 3\n")
+        noc_file = ini("noc.ini", "[network]\ntopology = hyperx:s=4x4,t=2\nnoc_latency = 1\n")
         cases = [
             (("-c", topo_file), f"netloom run: {topo_file}:2: topology 'torus': parameter 'k' value '1x4' out of "
              "range: expected each element in 2..65535, got '1'"),
@@ -1003,6 +1004,14 @@ def case_errors():
              "netloom run: -s: key 'global_latency': value '5': topology 'torus' has one class of links"),
             (("-s", "topology=torus:k=4x4", "-s", "noc_latency=1"),
              "netloom run: -s: key 'noc_latency': value '1': topology 'torus' has no on-chip layout"),
+            # The topology's own refusals of noc_latency said neither -s
+            # nor the file's line, unlike the one above.
+            (("-c", noc_file),
+             f"netloom run: {noc_file}:3: topology 'hyperx': noc_latency = 1: t=2 terminals per router; expected "
+             "1, 4 or 9 (BookSim's c = xr * yr with xr = yr <= 3, where its terminal channels are 1 cycle)"),
+            (("-s", "topology=hyperx:s=2x4,t=4", "-s", "noc_latency=1"),
+             "netloom run: -s: topology 'hyperx': noc_latency = 1: 8 routers do not fill a square on-chip grid; "
+             "expected a square router count (BookSim's flatfly: x = y, x * y routers)"),
             (("-s", "topology=full:n=4,p=0", "-s", "routing_function=min"),
              "topology 'full:n=4,p=0,k=1': no endpoints; synthetic traffic needs at least one"),
             # command line
@@ -1065,7 +1074,7 @@ def case_errors():
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
                    "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
-                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "st.ini", "drain.ini", "sp.ini", "ug.ini",
+                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "noc.ini", "st.ini", "drain.ini", "sp.ini", "ug.ini",
                    "voq.ini", "prio.ini", "prio_va.ini", "keep.json"]))
 
         # sweep's own options
