@@ -109,10 +109,17 @@ static int min_build_table(const struct topo *t, struct min_state *s, struct nl_
 {
 	uint32_t n = t->n_routers;
 
+	/* It said "use an algorithm with closed-form routing": on a family
+	 * with closed-form next hops min itself is one (table=auto), and an
+	 * irregular graph has none to offer. */
+	if (n > MIN_MAX_ROUTERS && topo_has_min_ports(t))
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "routing function 'min': table=always on %u routers is more than its %u-router table allows (n^2 bytes); expected table=auto, which routes this topology in closed form",
+			       n, MIN_MAX_ROUTERS);
 	if (n > MIN_MAX_ROUTERS)
 		return nl_errf(err, NL_EUNSUPPORTED,
-			       "routing function 'min': %u routers is more than its %u-router table allows (n^2 bytes); use an algorithm with closed-form routing for this topology",
-			       n, MIN_MAX_ROUTERS);
+			       "routing function 'min': topology '%s' has no closed-form minimal next hops, and %u routers is more than its %u-router table allows (n^2 bytes); expected at most %u routers",
+			       t->ops->name, n, MIN_MAX_ROUTERS, MIN_MAX_ROUTERS);
 	s->n = n;
 	s->dist = malloc((size_t)n * n);
 	uint32_t *d = malloc((size_t)n * sizeof *d), *q = malloc((size_t)n * sizeof *q);

@@ -283,7 +283,11 @@ static void test_min_large(void)
 		CHECK_UINT(t->n_routers, >, 32768);
 		CHECK_OK(route_new("min", t, 8, &rt, &e), &e);
 		struct route *tab = NULL;
-		CHECK_ERR(route_new("min:table=always", t, 8, &tab, &e), NL_EUNSUPPORTED, &e, "-router table allows");
+		/* The refusal said "use an algorithm with closed-form routing
+		 * for this topology", where min itself has it: table=auto. */
+		CHECK_ERR(route_new("min:table=always", t, 8, &tab, &e), NL_EUNSUPPORTED, &e,
+			  "-router table allows (n^2 bytes); expected table=auto, which routes this topology in "
+			  "closed form");
 		for (uint32_t k = 0; rt && k < 200; k++) {
 			uint64_t h = rng_mix64(k + 1);
 			walk(t, rt, (uint32_t)(h % t->n_endpoints), (uint32_t)((h >> 32) % t->n_endpoints));
@@ -291,6 +295,23 @@ static void test_min_large(void)
 		route_free(rt);
 		topo_free(t);
 	}
+}
+
+/* An irregular graph beyond the table: no closed form to fall back on,
+ * so the refusal names the limit instead of "an algorithm with
+ * closed-form routing", which no routing function gives on it. */
+static void test_min_large_irregular(void)
+{
+	struct topo *t = NULL;
+	struct route *rt = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("dln:n=32770,d=3", &t, &e), &e);
+	if (!t)
+		return;
+	CHECK_ERR(route_new("min", t, 8, &rt, &e), NL_EUNSUPPORTED, &e,
+		  "routing function 'min': topology 'dln' has no closed-form minimal next hops, and 32770 routers "
+		  "is more than its 32768-router table allows (n^2 bytes); expected at most 32768 routers");
+	topo_free(t);
 }
 
 /* The other capabilities, as their clients read them. */
@@ -396,6 +417,7 @@ int main(void)
 	TEST_RUN(test_min_ports_equal_table);
 	TEST_RUN(test_min_route_equal_table);
 	TEST_RUN(test_min_large);
+	TEST_RUN(test_min_large_irregular);
 	TEST_RUN(test_group_min_closed_form);
 	TEST_RUN(test_capabilities);
 	return test_done();
