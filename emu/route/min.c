@@ -66,7 +66,8 @@ struct min_params {
 
 static const struct param_def min_params_def[] = {
 	{"select", PARAM_CHOICE, offsetof(struct min_params, select), "auto", 0, 0,
-	 "choice among minimal ports; auto: first (dimension order) on an untrunked HyperX/flatfly, else hash",
+	 "choice among minimal ports; auto: first (dimension order) on the untrunked HyperX family (hyperx with "
+	 "every k = 1, flatfly, hypercube, full), else hash",
 	 min_select_names},
 	{"classes", PARAM_CHOICE, offsetof(struct min_params, classes), "auto", 0, 0,
 	 "VC classes: hop (one per hop), none (every VC on every hop, which can deadlock where the routes' channel dependencies are cyclic, as on a torus), "

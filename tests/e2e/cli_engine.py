@@ -2204,6 +2204,13 @@ def case_help():
         text = run(cmd, "--help").stdout.decode()
         for name in names:
             check(f"{cmd} --help lists {name!r}", name in text)
+    # min's select=auto is dimension order on the whole untrunked HyperX
+    # family (emu/route/min.c, docs/engine.md); the help named only
+    # "HyperX/flatfly", and a hypercube or full graph user read "else hash".
+    text = run("run", "--help").stdout.decode()
+    check("run --help: min's select=auto names the HyperX family",
+          "auto: first (dimension order) on the untrunked HyperX family (hyperx with every k = 1, flatfly, "
+          "hypercube, full), else hash" in text)
     # replay's listed 0, 1 and 2, not the 3 of a timeline (--svg, --otf2)
     # not written after the report and --json were ('--svg /dev/full').
     text = run("replay", "--help").stdout.decode()
