@@ -407,6 +407,31 @@ def case_unread_keys():
             eq("run: traffic_class without traffic_classes, the same results", p.stdout, plain)
         p = run(cmd, *base, "-s", "traffic_class=dest", "-s", "traffic_classes=2", *extra)
         eq(f"{cmd}: traffic_class with traffic_classes = 2", p.stderr.decode(), "")
+        # The warm-up thresholds end a warm-up of warmup_periods = 0 only,
+        # and a throughput run checks no latency (docs/engine.md,
+        # Experiments): '-s warmup_thres=0.2' under the default
+        # warmup_periods = 3 changed nothing, silently.
+        def unread(kv, why):
+            return (f"netloom {cmd}: warning: -s {kv}: key '{kv.split('=')[0]}' of [simulation] is not read by "
+                    f"{cmd} ({why}); it has no effect")
+        p = run(cmd, *base, "-s", "warmup_thres=0.2", "-s", "acc_warmup_thres=0.3", *extra)
+        eq(f"{cmd}: warm-up thresholds with warmup_periods = 3", p.stderr.decode().splitlines(), [
+            unread("warmup_thres=0.2", "without warmup_periods = 0"),
+            unread("acc_warmup_thres=0.3", "without warmup_periods = 0")])
+        if cmd == "run":
+            eq("run: warm-up thresholds with warmup_periods = 3, the same results", p.stdout, plain)
+        p = run(cmd, *base, "-s", "warmup_thres=0.2", "-s", "acc_warmup_thres=0.3", "-s", "warmup_periods=0",
+                *extra)
+        eq(f"{cmd}: warm-up thresholds with warmup_periods = 0", p.stderr.decode(), "")
+        tp = ("-s", "sim_type=throughput")
+        p = run(cmd, *base, *tp, "-s", "warmup_periods=0", "-s", "latency_thres=100", "-s", "stopping_thres=0.5",
+                "-s", "warmup_thres=0.2", "-s", "acc_warmup_thres=0.3", "-s", "acc_stopping_thres=0.1", *extra)
+        eq(f"{cmd}: latency thresholds with sim_type = throughput", p.stderr.decode().splitlines(), [
+            unread("latency_thres=100", "with sim_type = throughput"),
+            unread("stopping_thres=0.5", "with sim_type = throughput"),
+            unread("warmup_thres=0.2", "with sim_type = throughput")])
+        p = run(cmd, *base, "-s", "latency_thres=100", "-s", "stopping_thres=0.5", *extra)
+        eq(f"{cmd}: latency thresholds with sim_type = latency", p.stderr.decode(), "")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sys.ini")
         write(path, "[network]\ntopology = torus:k=4x4\n[replay]\nplacement = spread\n[layout]\nlayout_seed = 3\n")
