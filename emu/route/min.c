@@ -157,10 +157,13 @@ static int min_init(struct route *r, struct nl_err *err)
 
 	if (pr->table == MIN_TABLE_AUTO && topo_has_min_ports(t)) {
 		NL_CHECK(topo_diameter(t, &s->diameter, err));
+		if (s->diameter == UINT32_MAX)
+			return nl_errf(err, NL_EINVAL, "routing function 'min': the topology is disconnected");
+		/* A packet counts its hops in one byte (route_pkt.hops). */
 		if (s->diameter > 254)
-			return nl_errf(err, NL_EINVAL, "routing function 'min': %s",
-				       s->diameter == UINT32_MAX ? "the topology is disconnected"
-								 : "the diameter exceeds 254 hops");
+			return nl_errf(err, NL_EINVAL,
+				       "routing function 'min': diameter %u is more than 254 hops (a packet counts its hops in one byte); expected a topology of diameter <= 254",
+				       s->diameter);
 	} else {
 		NL_CHECK(min_build_table(t, s, err));
 	}

@@ -314,6 +314,25 @@ static void test_min_large_irregular(void)
 	topo_free(t);
 }
 
+/* A closed-form family beyond a packet's one-byte hop count: the
+ * refusal said "the diameter exceeds 254 hops" without the diameter. */
+static void test_min_diameter_limit(void)
+{
+	struct topo *t = NULL;
+	struct route *rt = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("mesh:k=256", &t, &e), &e);
+	if (!t)
+		return;
+	CHECK_ERR(route_new("min", t, 8, &rt, &e), NL_EINVAL, &e,
+		  "routing function 'min': diameter 255 is more than 254 hops");
+	topo_free(t);
+	CHECK_OK(topo_new("mesh:k=255", &t, &e), &e);
+	CHECK_OK(route_new("min:classes=none", t, 8, &rt, &e), &e);
+	route_free(rt);
+	topo_free(t);
+}
+
 /* The other capabilities, as their clients read them. */
 /* The dragonfly's group-minimal hop in closed form
  * (topo_dragonfly_group_min_port, group_min and BookSim's UGAL at every
@@ -418,6 +437,7 @@ int main(void)
 	TEST_RUN(test_min_route_equal_table);
 	TEST_RUN(test_min_large);
 	TEST_RUN(test_min_large_irregular);
+	TEST_RUN(test_min_diameter_limit);
 	TEST_RUN(test_group_min_closed_form);
 	TEST_RUN(test_capabilities);
 	return test_done();
