@@ -251,6 +251,41 @@ static void test_escape_cdg(void)
 	}
 }
 
+/* BookSim2's routing function names (its routing_function key, alone or
+ * with the network BookSim appends): refused with netloom's name for the
+ * same routing, where the list of valid names alone left a BookSim user
+ * to find it ('-s routing_function=dim_order'). */
+static void test_booksim_names(void)
+{
+	static const struct {
+		const char *booksim, *netloom;
+	} cases[] = {
+		{"dim_order", "dor"},
+		{"dim_order_torus", "dor"},
+		{"ran_min_flatfly", "min:select=first,classes=none"},
+		{"ugal_dragonflynew", "ugal:mode=booksim"},
+		{"min_dragonflynew", "group_min"},
+		{"adaptive_xyyx_flatfly", "xyyx:order=adaptive"},
+		{"nca_fattree", "nca"},
+		{"dest_tag_fly", "dest_tag"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct nl_err e = {0};
+		char want[256];
+		snprintf(want, sizeof want,
+			 "unknown routing function '%s': BookSim2's name; netloom's is '%s' ('netloom config "
+			 "--from-booksim FILE' converts a BookSim2 configuration)",
+			 cases[i].booksim, cases[i].netloom);
+		CHECK(route_find(cases[i].booksim, &e) == NULL);
+		CHECK_INT(e.code, ==, NL_ENOTFOUND);
+		CHECK_STR(e.msg, want);
+	}
+	/* Other unknown names keep the list and the typo hint. */
+	struct nl_err e = {0};
+	CHECK(route_find("valiantt", &e) == NULL);
+	CHECK(strstr(e.msg, "did you mean 'valiant'? valid: dor, valiant") != NULL);
+}
+
 /* BookSim's ugal_dragonflynew puts every phase-0 hop on VC 0: its CDG has
  * a cycle (what the help and docs/engine.md say), and the default mode's
  * hop classes remove it on the same network, walked the same way. */
@@ -547,6 +582,7 @@ int main(void)
 {
 	TEST_RUN(test_registry_conformance);
 	TEST_RUN(test_escape_cdg);
+	TEST_RUN(test_booksim_names);
 	TEST_RUN(test_ugal_booksim_cycle);
 	TEST_RUN(test_view_negative);
 	TEST_RUN(test_cmesh_fly);
