@@ -65,6 +65,7 @@
 #include "route/route.h"
 #include "route/route_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,10 +161,20 @@ static int ugal_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_EINVAL, "routing function 'ugal': diameter %u is more than 127 hops", s->diameter);
 	if (!topo_groups(t, &s->n_groups, &s->group_routers))
 		s->n_groups = s->group_routers = 0;
-	if (pr->inter == UGAL_INTER_GROUP && s->n_groups < 2)
+	if (pr->inter == UGAL_INTER_GROUP && s->n_groups < 2) {
+		/* Name the families that have groups, not only that this one
+		 * has none. */
+		char grouped[128] = "";
+		size_t n_topo, used = 0;
+		const struct topo_ops *const *all = topo_list(&n_topo);
+		for (size_t i = 0; i < n_topo && used < sizeof grouped; i++)
+			if (all[i]->groups)
+				used += (size_t)snprintf(grouped + used, sizeof grouped - used, "%s%s", used ? ", " : "",
+							 all[i]->name);
 		return nl_errf(err, NL_EUNSUPPORTED,
-			       "routing function 'ugal': inter=group needs a topology with at least 2 groups ('%s' has %u); use inter=router",
-			       t->ops->name, s->n_groups);
+			       "routing function 'ugal': inter=group needs a topology with at least 2 groups (%s); '%s' has %u; use inter=router",
+			       grouped, t->ops->name, s->n_groups);
+	}
 	r->max_cands = 1;
 	s->hx = topo_hyperx_of(t);
 	if (pr->snapshot && pr->mode != UGAL_GLOBAL)

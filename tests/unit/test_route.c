@@ -321,7 +321,11 @@ static void test_ugal_booksim_cycle(void)
 	r = NULL;
 	topo_free(t);
 	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
-	CHECK_ERR(route_new("ugal:inter=group", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "inter=group needs");
+	/* It said "needs a topology with at least 2 groups ('torus' has 0)",
+	 * not which families have them (traffic nextgroup's refusal does). */
+	CHECK_ERR(route_new("ugal:inter=group", t, 8, &r, &e), NL_EUNSUPPORTED, &e,
+		  "routing function 'ugal': inter=group needs a topology with at least 2 groups (flex, dragonfly); "
+		  "'torus' has 0; use inter=router");
 	/* The refusal names the families it runs on (it named two, "BookSim's
 	 * dragonfly and flattened butterfly rules", though hyperx runs too). */
 	CHECK_ERR(route_new("ugal:mode=booksim", t, 8, &r, &e), NL_EUNSUPPORTED, &e,
