@@ -21,7 +21,8 @@ static const struct param_def net_network_keys[] = {
 	{"topology", PARAM_SPEC, K(net_cfg, topology), "torus:k=8x8", 0, 0,
 	 "topology spec, e.g. torus:k=8x8x4 (see 'netloom topo list')", NULL},
 	{"routing_function", PARAM_SPEC, K(net_cfg, routing_function), "dor", 0, 0,
-	 "routing algorithm spec, e.g. dor, valiant, min:select=adaptive", NULL},
+	 "routing algorithm spec, e.g. dor, valiant, min:select=adaptive (see 'netloom run --help'); unset: the "
+	 "topology family's, dor on tori, meshes and the cmesh, min elsewhere", NULL},
 	{"channel_latency", PARAM_INT, K(net_cfg, channel_latency), "1", 1, 65535,
 	 "cycles of a router-to-router channel (BookSim's folded torus: 2)", NULL},
 	{"terminal_latency", PARAM_INT, K(net_cfg, terminal_latency), "0", 0, 65535,

@@ -771,6 +771,13 @@ def case_config_keys():
     line = next(l for l in keys_text.splitlines() if l.startswith("  lookahead_decide "))
     check(f"lookahead_decide help: {line!r}", "one partition only" not in line
           and "any number of partitions, threads and MPI ranks; not with voq = 1" in line)
+    # routing_function's line said "[default dor]" alone, where a hyperx
+    # runs min, and named no list of functions, as topology's and
+    # traffic's lines do (docs/configuration.md).
+    line = next(l for l in keys_text.splitlines() if l.startswith("  routing_function "))
+    check(f"routing_function help: {line!r}",
+          "(see 'netloom run --help'); unset: the topology family's, dor on tori, meshes and the cmesh, min "
+          "elsewhere [default dor]" in line)
     # A file or override given with --keys was read, then ignored: the
     # defaults were printed, status 0.
     for extra, opt in ((("-s", "num_vcs=4"), "-s"), (("-c", "/dev/null"), "-c")):
