@@ -123,7 +123,7 @@ static int group_min_init(struct route *r, struct nl_err *err)
 			       r->topo->ops->name);
 	if (r->n_vcs < 2)
 		return route_vcs_errf(r, err,
-				      "routing function 'group_min': num_vcs = %u, expected >= 2 (VC class 0 before the global hop, class 1 after it, as BookSim's min_dragonflynew)",
+				      "routing function 'group_min' needs num_vcs >= 2 (VC class 0 before the global hop, class 1 after it, as BookSim's min_dragonflynew), got %u",
 				      r->n_vcs);
 	/* The dragonfly view (a gateway exists only on a dragonfly), kept for
 	 * the closed form at every hop. */

@@ -142,7 +142,9 @@ static void test_group_min(void)
 	struct route *r = NULL, *m = NULL;
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &e), &e);
-	CHECK_ERR(route_new("group_min", t, 1, &r, &e), NL_ECONFIG, &e, "num_vcs = 1, expected >= 2");
+	CHECK_ERR(route_new("group_min", t, 1, &r, &e), NL_ECONFIG, &e,
+		  "routing function 'group_min' needs num_vcs >= 2 (VC class 0 before the global hop, class 1 after "
+		  "it, as BookSim's min_dragonflynew), got 1");
 	CHECK_OK(route_new("group_min", t, 2, &r, &e), &e);
 	CHECK_OK(route_new("min:select=first,classes=none", t, 2, &m, &e), &e);
 	uint32_t a = 4, groups[16], hops, glob, min_third = 0, pairs = 0;
