@@ -123,9 +123,21 @@ def read_curve_key(path, secret=False):
 
 
 class Client:
+    """One rank of a `netloom serve` session (C: nl_client). Virtual times
+    are in picoseconds; now_ps is the time of the server's last answer
+    (set by blocking recv, wait, waitall, barrier, close and
+    allreduce_sum's receives; by a blocking send in paced mode only)."""
+
     def __init__(self, endpoint, rank, job=1, token=0, timeout_ms=10000, curve_server=None, curve_key=None):
-        """curve_server: the server's .pub file, curve_key: this client's key
-        file (public + secret); both or neither (docs/live.md "Encryption")."""
+        """Connect to endpoint (tcp://127.0.0.1:PORT, ipc://PATH) as rank of
+        job (0..2^32-1) with the rank's token (0 when the server sets
+        none). Waits up to timeout_ms (0 or less: 10000) for the WELCOME,
+        failing sooner when the handshake is refused or the server closes
+        the connection; the same bound applies later to any wait with no
+        frame from the server. curve_server: the server's .pub file,
+        curve_key: this client's key file (public + secret); both or
+        neither (docs/live.md "Encryption"). Sets size (the session's
+        ranks), job_first and job_size (this job's ranks) and max_payload."""
         # pyzmq takes a str only: anything else raised its TypeError, a
         # traceback, where C refuses a NULL endpoint with one line.
         if not isinstance(endpoint, str):
@@ -445,6 +457,9 @@ class Client:
         return seq
 
     def isend(self, dst, tag, data, _internal=False):
+        """Non-blocking send (MPI_Isend) of bytes data to rank dst with tag
+        (0..TAG_MAX); returns the request for wait or waitall. data is
+        copied at once."""
         self._dst(dst)
         data = self._payload(tag, data, _internal)
         seq = self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=data)
@@ -452,6 +467,8 @@ class Client:
         return seq
 
     def send(self, dst, tag, data, _internal=False):
+        """Blocking send (MPI_Send) of bytes data to rank dst with tag
+        (0..TAG_MAX): returns when the send completed in virtual time."""
         self._dst(dst)
         data = self._payload(tag, data, _internal)
         seq = self._op(SEND, peer=dst, tag=tag, payload=data)
@@ -459,10 +476,17 @@ class Client:
             self._await(seq)
 
     def irecv(self, src=ANY, tag=ANY, cap=1 << 20):
+        """Non-blocking receive (MPI_Irecv) of at most cap bytes from rank
+        src with tag (either may be ANY); returns the request, whose wait
+        gives the Status."""
         self._recv_args(src, tag, cap)
         return self._post_recv(src, tag, cap, NONBLOCKING)
 
     def recv(self, src=ANY, tag=ANY, cap=1 << 20, _internal=False):
+        """Blocking receive (MPI_Recv) of at most cap bytes from rank src
+        with tag (either may be ANY): a Status (source, tag, data,
+        t_sent_ps, t_arrived_ps, t_done_ps). A longer message raises
+        (MPI's truncation)."""
         if not _internal:
             self._recv_args(src, tag, cap)
         seq = self._post_recv(src, tag, cap, 0)
@@ -491,6 +515,9 @@ class Client:
                                'expected an isend or irecv not waited for yet' % (what, req))
 
     def wait(self, req):
+        """Wait for a request of isend or irecv: the receive's Status, None
+        for a send. A request is pending until a wait names it; any other
+        is refused here, nothing sent."""
         self._usable()
         self._req(req, 'wait')
         seq = self._op(WAIT, aux=req)
@@ -528,6 +555,8 @@ class Client:
         return out
 
     def compute(self, duration_ps):
+        """Spend duration_ps (0..2^62) of virtual time computing; does not
+        wait for the server."""
         if isinstance(duration_ps, bool) or not isinstance(duration_ps, int):
             raise NetloomError('compute: duration %r, expected an integer number of ps' % (duration_ps,))
         if not 0 <= duration_ps <= TIME_MAX_PS:  # the server would refuse it
@@ -535,6 +564,8 @@ class Client:
         self._op(COMPUTE, a=duration_ps)
 
     def barrier(self):
+        """Wait until every rank of this rank's job (the session without
+        --jobs) has entered the barrier (MPI_Barrier, in virtual time)."""
         self._await(self._op(BARRIER))
 
     def allreduce_sum(self, values):

@@ -3848,9 +3848,26 @@ def join_again(d):
         s.wait()
 
 
+def python_client_help():
+    """help(netloom_client.Client) documents the class and every call:
+    send, isend, recv, irecv, wait, compute and barrier had no docstring."""
+    r = subprocess.run([PY, '-c', 'import inspect, sys; sys.path.insert(0, sys.argv[1]); import netloom_client as n\n'
+                        'print("Client", bool((n.Client.__doc__ or "").strip()))\n'
+                        'for name, f in inspect.getmembers(n.Client, inspect.isfunction):\n'
+                        '    if not name.startswith("_") or name == "__init__":\n'
+                        '        print(name, bool((f.__doc__ or "").strip()))', PYDIR],
+                       capture_output=True, text=True, timeout=TMO)
+    got = dict(l.split() for l in r.stdout.splitlines())
+    want = ['Client', '__init__', 'allreduce_sum', 'barrier', 'close', 'compute', 'irecv', 'isend', 'recv', 'send',
+            'wait', 'waitall']
+    expect(r.returncode == 0 and sorted(got) == want and all(v == 'True' for v in got.values()),
+           'Python client docstrings: %s %s' % (r.stdout, r.stderr))
+
+
 def case_client_mistakes(d):
     """What a user's mistakes give in both shipped clients: one line each."""
     need_pyzmq()
+    python_client_help()
     server_killed(d)
     connect_lines(d)
     exit_without_close(d)
