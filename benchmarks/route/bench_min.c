@@ -1,6 +1,7 @@
 /* Memory and per-hop cost of minimal routing (`min`) on one topology:
  * closed-form next hops on structured families (issue 10 part 3) or the
- * n x n BFS table (`min:table=always`, and irregular graphs).
+ * n x n BFS table (`min:table=always`, and irregular graphs); and of the
+ * other deterministic table-driven functions (`updown`: 2 n^2 bytes).
  *
  *   bench_min LABEL SPEC [ROUTE]       (ROUTE defaults to "min")
  *
@@ -59,14 +60,17 @@ int main(int argc, char **argv)
 		uint32_t src = (uint32_t)(h % t->n_endpoints), dst = (uint32_t)((h >> 32) % t->n_endpoints);
 		struct route_pkt p = {.src_ep = src, .dst_router = topo_ep_router(t, dst),
 				      .dst_ep = dst};
-		uint32_t r = topo_ep_router(t, src);
+		uint32_t r = topo_ep_router(t, src), in_port = topo_ep_local_port(t, src);
 		for (;;) {
-			rt->ops->compute(rt, r, 0, 0, &p, NULL, NULL, c);
+			/* The port the head arrived on, as the engine passes it:
+			 * up*-down* reads it (a packet that came down stays down). */
+			rt->ops->compute(rt, r, in_port, 0, &p, NULL, NULL, c);
 			calls++;
 			uint32_t g = t->port_base[r] + c[0].port;
 			if (topo_port_is_terminal(t, g))
 				break;
 			r = t->port_router[t->peer[g]];
+			in_port = t->peer[g] - t->port_base[r];
 			p.hops++;
 			hops++;
 		}
