@@ -12,8 +12,9 @@ struct topo;
 /* Schroeder et al. (Autonet, IEEE JSAC 1991): a BFS spanning tree from
  * `root` gives every router a level; a link a -> b goes "up" when (level,
  * id) of b is below a's. A legal route is up hops then down hops.
- * any[a * n + b]: the fewest hops of a legal route a -> b; down[a * n +
- * b]: of a down-only route (255: none). 2 n^2 bytes. */
+ * any[b * n + a]: the fewest hops of a legal route a -> b; down[b * n +
+ * a]: of a down-only route (255: none); by destination b (updown_table.c
+ * says why). 2 n^2 bytes. */
 struct updown_table {
 	uint32_t n;
 	uint32_t root;
