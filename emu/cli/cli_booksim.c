@@ -789,67 +789,6 @@ static void bs_allocators(FILE *out, FILE *warn, const char *path, struct bs_fil
 	bs_put(out, warn, path, bf, "alloc_iters", num, NULL, unmapped);
 }
 
-/* BookSim routing_function names (without the _topology suffix BookSim
- * appends) per network, and the netloom spec with the same behaviour.
- * BookSim looks the function up as NAME_TOPOLOGY (routefunc.cpp), so a
- * name is only meaningful with its network. Specs whose algorithm is not
- * registered in this build are refused when the converted network is
- * built (bs_check), not written. */
-static const char *const bs_routes[][3] = {
-		/* BookSim registers dor_mesh but no dor_torus. */
-		{"torus", "dim_order", "dor"}, {"torus", "valiant", "valiant"},
-		{"mesh", "dim_order", "dor"}, {"mesh", "dor", "dor"}, {"mesh", "valiant", "valiant"},
-		/* xy_yx_mesh / adaptive_xy_yx_mesh (routefunc.cpp): XY or YX per
-		 * packet at the source router (at random, or toward the first
-		 * port with fewer credits used, random on a tie), XY on the
-		 * lower num_vcs / 2 VCs, YX on the upper, every VC at the
-		 * destination router: netloom's xyyx on a mesh. An odd num_vcs
-		 * (BookSim's halves share the middle VC) is refused by xyyx and
-		 * named by bs_check. */
-		{"mesh", "xy_yx", "xyyx"}, {"mesh", "adaptive_xy_yx", "xyyx:order=adaptive"},
-		/* min_flatfly (registered as ran_min_flatfly) is dimension order
-		 * (lowest dimension first) on every VC. */
-		{"flatfly", "ran_min", "min:select=first,classes=none"},
-		/* valiant_flatfly: dimension order to a random intermediate
-		 * router, then to the destination, each phase on its half of the
-		 * VCs; a packet that passes its destination router on the way
-		 * to the intermediate ejects there. */
-		{"flatfly", "valiant", "valiant:shortcut=1"},
-		/* ugal_flatfly_onchip and ugal_dragonflynew: BookSim's own rules. */
-		{"flatfly", "ugal", "ugal:mode=booksim"},
-		{"dragonflynew", "ugal", "ugal:mode=booksim"},
-		/* xyyx_flatfly / adaptive_xyyx_flatfly: XY or YX per packet, each
-		 * on its half of the VCs. */
-		{"flatfly", "xyyx", "xyyx"}, {"flatfly", "adaptive_xyyx", "xyyx:order=adaptive"},
-		/* fattree_nca / fattree_anca: a random up-port per hop, or the less
-		 * loaded of two random ones. */
-		{"fattree", "nca", "nca"}, {"fattree", "anca", "anca"},
-		/* min_dragonflynew is group-minimal (local, global, local through
-		 * the group's gateway; VC 0 then 1), not netloom's router-minimal
-		 * min, which may cross a third group. */
-		{"dragonflynew", "min", "group_min"},
-		/* min_anynet: the per-router table of shortest-latency first hops,
-		 * every VC on every hop (classes=none: BookSim's rule even where
-		 * its channel dependencies are cyclic). */
-		{"anynet", "min", "min_anynet:classes=none"},
-		/* dest_tag_fly: the destination's digit per stage; one stage
-		 * (netloom's fly has n = 1). */
-		{"fly", "dest_tag", "dest_tag"},
-		/* dor_no_express_cmesh: x then y, every VC, no express channel. */
-		{"cmesh", "dor_no_express", "dor"},
-		/* xy_yx_no_express_cmesh: XY or YX at random per packet, each on
-		 * its half of the VCs. */
-		{"cmesh", "xy_yx_no_express", "xyyx"},
-};
-
-static const char *bs_routing(const char *tp, const char *rf)
-{
-	for (size_t i = 0; i < sizeof bs_routes / sizeof *bs_routes; i++)
-		if (!strcmp(tp, bs_routes[i][0]) && !strcmp(rf, bs_routes[i][1]))
-			return bs_routes[i][2];
-	return NULL;
-}
-
 /* BookSim's valiant_torus (routefunc.cpp) takes the ring part (0 or 1,
  * asserted) at every router before the destination, but dor_next_torus
  * sets it only when the packet turns into a dimension: on a hop that
@@ -867,9 +806,10 @@ static void bs_routing_names(const char *tp, long k, char *buf, size_t cap)
 {
 	size_t used = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof bs_routes / sizeof *bs_routes && used < cap; i++)
-		if (!strcmp(tp, bs_routes[i][0]) && !bs_valiant_torus_aborts(tp, bs_routes[i][1], k))
-			used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", bs_routes[i][1]);
+	const char *rf;
+	for (size_t i = 0; (rf = route_booksim_name(tp, i)) && used < cap; i++)
+		if (!bs_valiant_torus_aborts(tp, rf, k))
+			used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", rf);
 }
 
 /* One integer list of a hotspot parameter as BookSim reads it
@@ -1474,15 +1414,19 @@ static int bs_conv_network(const char *path, FILE *warn, struct bs_file *bf, str
 	return 0;
 }
 
+/* More BookSim routing functions than route_booksim_name maps on any one
+ * network (flatfly's five). */
+#define BS_ROUTES_MAX 16
+
 /* The routing function BookSim has on network tp (one netloom maps) that
  * rf is a typo of ('dim_ordr': dim_order), or NULL. */
 static const char *bs_routing_near(const char *tp, const char *rf, long k)
 {
-	const char *names[sizeof bs_routes / sizeof *bs_routes];
+	const char *names[BS_ROUTES_MAX], *name;
 	size_t n = 0;
-	for (size_t i = 0; i < sizeof bs_routes / sizeof *bs_routes; i++)
-		if (!strcmp(tp, bs_routes[i][0]) && !bs_valiant_torus_aborts(tp, bs_routes[i][1], k))
-			names[n++] = bs_routes[i][1];
+	for (size_t i = 0; (name = route_booksim_name(tp, i)) && n < BS_ROUTES_MAX; i++)
+		if (!bs_valiant_torus_aborts(tp, name, k))
+			names[n++] = name;
 	return config_name_near(rf, strlen(rf), names, n);
 }
 
@@ -1492,7 +1436,7 @@ static void bs_conv_routing(const char *path, FILE *warn, struct bs_file *bf, st
 {
 	const char *tp = cv->tp;
 	const char *rf = bs_get(bf, "routing_function");
-	const char *r = bs_routing(tp, rf);
+	const char *r = route_booksim_spec(tp, rf);
 	if (!strcmp(rf, "none")) {
 		/* BookSim's default: it looks up none_TOPOLOGY, which no
 		 * network has. */

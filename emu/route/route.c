@@ -15,54 +15,20 @@
 
 const char *const route_queue_names[] = {"credit", "output", "both", "routed", NULL};
 
-/* BookSim2's routing function names, as its routing_function key holds
- * them and with the network BookSim appends to look them up
- * (routefunc.cpp: NAME_TOPOLOGY), and netloom's spec for the same
- * routing: the names of emu/cli/cli_booksim.c's conversion table, which
- * maps them per network. A BookSim user's '-s routing_function=dim_order'
- * got only the list of netloom's names. Names netloom also has (valiant,
- * min, ugal, nca, ...) are not here: they run as netloom's. */
-static const char *const route_booksim_names[][2] = {
-	{"dim_order", "dor"},
-	{"dim_order_torus", "dor"},
-	{"dim_order_mesh", "dor"},
-	{"dor_mesh", "dor"},
-	{"valiant_torus", "valiant"},
-	{"valiant_mesh", "valiant"},
-	{"valiant_flatfly", "valiant:shortcut=1"},
-	{"xy_yx", "xyyx"},
-	{"xy_yx_mesh", "xyyx"},
-	{"adaptive_xy_yx", "xyyx:order=adaptive"},
-	{"adaptive_xy_yx_mesh", "xyyx:order=adaptive"},
-	{"ran_min", "min:select=first,classes=none"},
-	{"ran_min_flatfly", "min:select=first,classes=none"},
-	{"ugal_flatfly", "ugal:mode=booksim"},
-	{"ugal_flatfly_onchip", "ugal:mode=booksim"},
-	{"ugal_dragonflynew", "ugal:mode=booksim"},
-	{"xyyx_flatfly", "xyyx"},
-	{"adaptive_xyyx", "xyyx:order=adaptive"},
-	{"adaptive_xyyx_flatfly", "xyyx:order=adaptive"},
-	{"nca_fattree", "nca"},
-	{"anca_fattree", "anca"},
-	{"min_dragonflynew", "group_min"},
-	{"dest_tag_fly", "dest_tag"},
-	{"dor_no_express", "dor"},
-	{"dor_no_express_cmesh", "dor"},
-	{"xy_yx_no_express", "xyyx"},
-	{"xy_yx_no_express_cmesh", "xyyx"},
-};
-
 const struct route_ops *route_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);
 	const struct route_ops *ops = registry_find_spec((const void *const *)all, n, name, "routing function", err);
-	for (size_t i = 0; !ops && i < sizeof route_booksim_names / sizeof *route_booksim_names; i++)
-		if (!strcmp(name, route_booksim_names[i][0]))
-			nl_errf(err, NL_ENOTFOUND,
-				"unknown routing function '%s': BookSim2's name; netloom's is '%s' ('netloom config "
-				"--from-booksim FILE' converts a BookSim2 configuration)",
-				name, route_booksim_names[i][1]);
+	/* A BookSim user's '-s routing_function=dim_order' got only the list
+	 * of netloom's names. Names netloom also has (valiant, min, ugal,
+	 * nca, ...) run as netloom's and never get here. */
+	const char *booksim = ops ? NULL : route_booksim_any(name);
+	if (booksim)
+		nl_errf(err, NL_ENOTFOUND,
+			"unknown routing function '%s': BookSim2's name; netloom's is '%s' ('netloom config "
+			"--from-booksim FILE' converts a BookSim2 configuration)",
+			name, booksim);
 	return ops;
 }
 

@@ -375,6 +375,21 @@ const struct route_ops *const *route_list(size_t *n);
 /* Algorithm by name, or NULL with *err listing the valid names. */
 const struct route_ops *route_find(const char *name, struct nl_err *err);
 
+/* BookSim2's routing function names (route_booksim.c: the one table of
+ * them). BookSim looks routing_function up as NAME_NETWORK, NETWORK its
+ * topology key ("torus", "flatfly", "dragonflynew", ...). */
+/* netloom's spec for BookSim's routing function name on network, or NULL
+ * when netloom maps none there. */
+const char *route_booksim_spec(const char *network, const char *name);
+/* The i-th BookSim name mapped on network (table order), NULL past the
+ * last. */
+const char *route_booksim_name(const char *network, size_t i);
+/* netloom's spec for a BookSim name on any network: bare ("dim_order"),
+ * as BookSim looks it up ("dim_order_torus") or as its C function is
+ * named ("ugal_flatfly_onchip"); NULL for a name BookSim does not have
+ * (the first network's spec where a bare name has several). */
+const char *route_booksim_any(const char *name);
+
 /* "name:k=v,..." with every parameter given, defaults filled in, in the
  * table's order (what route_new's r->spec holds), without building the
  * function: init never changes its parameters. Caller frees *out. */

@@ -286,6 +286,30 @@ static void test_booksim_names(void)
 	CHECK(strstr(e.msg, "did you mean 'valiant'? valid: dor, valiant") != NULL);
 }
 
+/* The one table of BookSim's names per network (route_booksim.c), which
+ * 'config --from-booksim' converts with: a name means what its network
+ * makes it (min: group_min on dragonflynew, min_anynet on anynet), and a
+ * network lists its names in order. */
+static void test_booksim_table(void)
+{
+	CHECK_STR(route_booksim_spec("dragonflynew", "min"), "group_min");
+	CHECK_STR(route_booksim_spec("anynet", "min"), "min_anynet:classes=none");
+	CHECK_STR(route_booksim_spec("flatfly", "valiant"), "valiant:shortcut=1");
+	CHECK_STR(route_booksim_spec("torus", "valiant"), "valiant");
+	CHECK(route_booksim_spec("torus", "dor") == NULL); /* BookSim has no dor_torus */
+	CHECK(route_booksim_spec("hypercube", "dim_order") == NULL);
+	static const char *const flatfly[] = {"ran_min", "valiant", "ugal", "xyyx", "adaptive_xyyx"};
+	size_t i = 0;
+	for (; route_booksim_name("flatfly", i); i++)
+		CHECK_STR(route_booksim_name("flatfly", i), i < 5 ? flatfly[i] : "");
+	CHECK_INT(i, ==, 5);
+	CHECK(route_booksim_name("hypercube", 0) == NULL);
+	/* BookSim's C function name, where it differs from NAME_NETWORK. */
+	CHECK_STR(route_booksim_any("ugal_flatfly_onchip"), "ugal:mode=booksim");
+	CHECK_STR(route_booksim_any("xy_yx_no_express_cmesh"), "xyyx");
+	CHECK(route_booksim_any("dim_order_hypercube") == NULL);
+}
+
 /* BookSim's ugal_dragonflynew puts every phase-0 hop on VC 0: its CDG has
  * a cycle (what the help and docs/engine.md say), and the default mode's
  * hop classes remove it on the same network, walked the same way. */
@@ -587,6 +611,7 @@ int main(void)
 	TEST_RUN(test_registry_conformance);
 	TEST_RUN(test_escape_cdg);
 	TEST_RUN(test_booksim_names);
+	TEST_RUN(test_booksim_table);
 	TEST_RUN(test_ugal_booksim_cycle);
 	TEST_RUN(test_view_negative);
 	TEST_RUN(test_cmesh_fly);
