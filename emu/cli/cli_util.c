@@ -28,6 +28,7 @@
 #include "layout/layout.h"
 #include "net/net.h"
 #include "place/place.h"
+#include "route/route.h"
 #include "session/session.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
@@ -1036,8 +1037,26 @@ static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, co
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without cable_latency = 1");
 }
 
+/* A routing parameter the user set that changes nothing on the network
+ * ('dor:dateline=0' on a mesh ran as dor, silently); a default is never
+ * named (route_spec_noop). */
+static void cli_warn_route_noop(const char *cmd, const struct config *cfg)
+{
+	const char *spec = config_get_or_default(cfg, "topology");
+	const char *rf = config_get_or_default(cfg, "routing_function");
+	struct nl_err ignored = {0};
+	const struct topo_ops *family = spec && rf ? topo_spec_family(spec, &ignored) : NULL;
+	char line[512];
+	if (family && route_spec_noop(rf, family->name, line, sizeof line)) {
+		fprintf(stderr, "netloom %s: warning: ", cmd);
+		nl_fputs_one_line(line, stderr);
+		fputc('\n', stderr);
+	}
+}
+
 void cli_warn_unread_router(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
 {
+	cli_warn_route_noop(cmd, cfg);
 	struct router_cfg rc;
 	struct nl_err ignored = {0};
 	if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0)

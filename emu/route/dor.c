@@ -18,6 +18,7 @@
  * and the watchdog reports it.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "route/route.h"
 #include "route/route_internal.h"
@@ -55,6 +56,17 @@ static int dor_init(struct route *r, struct nl_err *err)
 				      r->n_vcs);
 	r->max_cands = 1;
 	return 0;
+}
+
+/* dateline=0 drops the ring classes; a mesh or cmesh has no ring, so
+ * every hop already uses every VC ('dor:dateline=0' on a mesh ran as
+ * dor, silently). */
+static const char *dor_noop(const void *params, const char *family)
+{
+	const struct dor_params *p = params;
+	if (p->dateline || !strcmp(family, "torus"))
+		return NULL;
+	return "dateline=0 does nothing here: datelines split a torus ring's VCs, and this network has no ring";
 }
 
 static void dor_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
@@ -133,6 +145,7 @@ const struct route_ops route_dor_ops = {
 	.families = dor_families,
 	.is_deterministic = false, /* the k/2 tie is broken at random */
 	.init = dor_init,
+	.noop = dor_noop,
 	.inject = dor_inject,
 	.compute = dor_compute,
 };

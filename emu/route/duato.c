@@ -57,6 +57,7 @@
  * the escape graph cyclic, and the same check finds it.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "route/route.h"
 #include "route/route_internal.h"
@@ -84,6 +85,17 @@ struct duato_state {
 	uint32_t esc;                         /* escape VCs: 0 .. esc-1 */
 	bool rings;                           /* escape on rings uses dateline classes */
 };
+
+/* dateline=0 keeps one escape VC instead of a torus ring's two; on a
+ * mesh or hypercube the escape already has one ('duato:dateline=0' on a
+ * hypercube ran as duato, silently). */
+static const char *duato_noop(const void *params, const char *family)
+{
+	const struct duato_params *p = params;
+	if (p->dateline || !strcmp(family, "torus"))
+		return NULL;
+	return "dateline=0 does nothing here: datelines split a torus ring's escape VCs, and this network has no ring";
+}
 
 static int duato_init(struct route *r, struct nl_err *err)
 {
@@ -186,6 +198,7 @@ const struct route_ops route_duato_ops = {
 	.families = duato_families,
 	.is_deterministic = false,
 	.init = duato_init,
+	.noop = duato_noop,
 	.inject = duato_inject,
 	.compute = duato_compute,
 };

@@ -124,6 +124,21 @@ int route_spec_check(const char *spec, const char *family, struct nl_err *err)
 	return 0;
 }
 
+bool route_spec_noop(const char *spec, const char *family, char *line, size_t cap)
+{
+	const char *tail;
+	void *params;
+	struct nl_err ignored = {0};
+	const struct route_ops *ops = route_lookup(spec, &tail, &ignored);
+	if (!ops || !ops->noop || route_params_parse(ops, tail, &params, &ignored) < 0)
+		return false;
+	const char *why = ops->noop(params, family);
+	if (why)
+		snprintf(line, cap, "routing function '%s' on topology '%s': %s", spec, family, why);
+	free(params);
+	return why != NULL;
+}
+
 int route_vcs_errf(struct route *r, struct nl_err *err, const char *fmt, ...)
 {
 	r->vcs_refused = true;

@@ -329,6 +329,12 @@ struct route_ops {
 	 * 2.11 hops, min 1.46). */
 	bool needs_priority_alloc;
 
+	/* Optional: why a parameter of params, set to other than its
+	 * default, changes nothing on topology family `family` ("dateline=0
+	 * ...: a mesh has no ring"), or NULL. A default never warrants a
+	 * word (the canonical spec names every parameter). */
+	const char *(*noop)(const void *params, const char *family);
+
 	/* Check the topology and the VC count, precompute. Errors name the
 	 * rule ("dor on torus needs an even number of VCs >= 2 (dateline
 	 * classes)"); a refused VC count goes through route_vcs_errf
@@ -389,6 +395,12 @@ const char *route_booksim_name(const char *network, size_t i);
  * named ("ugal_flatfly_onchip"); NULL for a name BookSim does not have
  * (the first network's spec where a bare name has several). */
 const char *route_booksim_any(const char *name);
+
+/* Whether spec sets a parameter that changes nothing on topology family
+ * `family` (ops->noop): then one line saying which and why in line[cap]
+ * ("routing function 'dor:dateline=0' on topology 'mesh': dateline=0
+ * does nothing here: ..."). False, line untouched, for a spec that does not parse. */
+bool route_spec_noop(const char *spec, const char *family, char *line, size_t cap);
 
 /* "name:k=v,..." with every parameter given, defaults filled in, in the
  * table's order (what route_new's r->spec holds), without building the

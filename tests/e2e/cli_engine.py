@@ -397,6 +397,29 @@ def case_unread_keys():
             eq("run: alloc_iters without islip, the same results", p.stdout, run("run", *base, *sep).stdout)
         p = run(cmd, *base, "-s", "vc_allocator=separable_input_first", "-s", "alloc_iters=3", *extra)
         eq(f"{cmd}: alloc_iters with an islip sw_allocator", p.stderr.decode(), "")
+        # dateline=0 drops a torus ring's dateline classes: on a mesh, or
+        # for duato on a hypercube, it changed nothing, silently. The
+        # default (dateline=1, in the header's canonical spec) is silent.
+        mesh = ("--reproducible", "-s", "topology=mesh:k=4x4", "-s", "sample_period=300")
+        for topo, spec, ring in (
+                (mesh, "dor:dateline=0", "VCs"),
+                (("--reproducible", "-s", "topology=hypercube:n=4", "-s", "sample_period=300", "-s", "num_vcs=4",
+                  "-s", "wait_for_tail_credit=1"), "duato:dateline=0", "escape VCs")):
+            p = run(cmd, *topo, "-s", f"routing_function={spec}", *extra)
+            family = topo[2].split("=")[1].split(":")[0]
+            eq(f"{cmd}: {spec} on a {family}", p.stderr.decode().splitlines(), [
+                f"netloom {cmd}: warning: routing function '{spec}' on topology '{family}': dateline=0 does "
+                f"nothing here: datelines split a torus ring's {ring}, and this network has no ring"])
+            if cmd == "run":
+                eq(f"run: {spec} on a {family}, the same results", p.stdout,
+                   run("run", *topo, "-s", f"routing_function={spec.split(':')[0]}").stdout.replace(
+                       b"dateline=1", b"dateline=0"))
+            for default in (spec.split(":")[0], spec.replace("=0", "=1")):
+                p = run(cmd, *topo, "-s", f"routing_function={default}", *extra)
+                eq(f"{cmd}: {default} on a {family}", p.stderr.decode(), "")
+        p = run(cmd, "--reproducible", "-s", "topology=torus:k=4x4", "-s", "sample_period=300",
+                "-s", "routing_function=dor:dateline=0", "-s", "num_vcs=2", *extra)
+        eq(f"{cmd}: dor:dateline=0 on a torus", p.stderr.decode(), "")
         # traffic_class picks a packet's class among traffic_classes; with
         # one class (the default) it changed nothing, silently.
         p = run(cmd, *base, "-s", "traffic_class=dest", *extra)
