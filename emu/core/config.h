@@ -116,7 +116,7 @@ const char *config_place(const struct config *c, const char *key);
 int config_err_file_line(const struct config *c, const char *key, struct nl_err *err);
 
 /* The same for a refusal that several keys make together ("st_prepare_delay
- * + st_final_delay must be at least 1 cycle"): the place of the first of
+ * (0) + st_final_delay (0) must be at least 1 cycle; ..."): the place of the first of
  * `keys` (NULL-terminated, the one to change first) that a file or -s set. */
 int config_err_file_line_any(const struct config *c, const char *const *keys, struct nl_err *err);
 /* The NULL-terminated list of keys, as an argument: CONFIG_KEYS("a", "b"). */

@@ -446,7 +446,12 @@ static int fl_check_router_cfg(const struct router_cfg *rc, const struct sim_cfg
 		return nl_errf(err, NL_EUNSUPPORTED, "routers with more than 65535 ports are not supported");
 	/* Refusals of keys together, found at the first key's file:line. */
 	if (rc->st_prepare_delay + rc->st_final_delay < 1) {
-		nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+		/* Both are >= 0 (their ranges): name the values and the fix, as
+		 * the bare rule left a BookSim user's st_final_delay = 0 to guess. */
+		nl_errf(err, NL_ECONFIG,
+			"st_prepare_delay (%lld) + st_final_delay (%lld) must be at least 1 cycle; set st_final_delay = 1 "
+			"(its default) or st_prepare_delay = 1",
+			(long long)rc->st_prepare_delay, (long long)rc->st_final_delay);
 		return config_err_file_line_any(sc->cfg, CONFIG_KEYS("st_final_delay", "st_prepare_delay"), err);
 	}
 	if (rc->input_speedup > rc->num_vcs) {

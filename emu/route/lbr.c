@@ -336,10 +336,15 @@ static int lbr_init(struct route *r, struct nl_err *err)
 	const struct lbr_params *pr = r->params;
 	struct lbr_state *s = r->state;
 
-	if (t->n_routers > LBR_MAX_ROUTERS)
+	if (t->n_routers > LBR_MAX_ROUTERS) {
+		/* Say what runs instead: the limit alone left a user to guess. */
+		char others[256];
+		route_names_on(t->ops->name, "lbr", others, sizeof others);
 		return nl_errf(err, NL_EUNSUPPORTED,
-			       "routing function 'lbr': %u routers; its per-pair path tables (O(routers^2)) allow at most %u",
-			       t->n_routers, LBR_MAX_ROUTERS);
+			       "routing function 'lbr': %u routers; its per-pair path tables (O(routers^2)) allow at most "
+			       "%u: use a network of at most %u routers, or another routing function on topology '%s': %s",
+			       t->n_routers, LBR_MAX_ROUTERS, LBR_MAX_ROUTERS, t->ops->name, others);
+	}
 	if (pr->n + pr->m < 1 || pr->n + pr->m > LBR_MAX_K)
 		return nl_errf(err, NL_ECONFIG, "routing function 'lbr': n + m = %lld; expected 1..%d candidate paths",
 			       (long long)(pr->n + pr->m), LBR_MAX_K);

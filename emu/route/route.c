@@ -61,6 +61,16 @@ static void route_list_append(char *buf, size_t cap, size_t *used, const char *n
 		*used += (size_t)snprintf(buf + *used, cap - *used, "%s%s", *used ? ", " : "", name);
 }
 
+void route_names_on(const char *family, const char *except, char *buf, size_t cap)
+{
+	size_t used = 0, n;
+	const struct route_ops *const *all = route_list(&n);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (route_runs_on(all[i], family) && strcmp(all[i]->name, except))
+			route_list_append(buf, cap, &used, all[i]->name);
+}
+
 static int route_check_family(const struct route_ops *ops, const char *family, struct nl_err *err)
 {
 	char names[256] = "", others[256] = "";

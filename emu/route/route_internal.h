@@ -17,6 +17,11 @@ struct topo_grid;
 int route_vcs_errf(struct route *r, struct nl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The registered functions that run on topology family `family`, but
+ * `except`, ", "-separated in buf[cap]: what an init that refuses a
+ * network names instead (lbr past its router limit). */
+void route_names_on(const char *family, const char *except, char *buf, size_t cap);
+
 /* Packet p's source router. The packet carries its source endpoint only:
  * the router is two table reads away, and the packet record (28 bytes)
  * is most of a loaded network's memory (emu/net/net_internal.h). */

@@ -538,7 +538,8 @@ def case_booksim_invalid_values():
         # Values BookSim takes and a netloom run refuses: the converted
         # configuration is built as a run builds it, and refused (exit 2,
         # nothing on stdout), not written to fail at the first run.
-        for extra, why in (("st_final_delay = 0;\n", "st_prepare_delay + st_final_delay must be at least 1 cycle"),
+        for extra, why in (("st_final_delay = 0;\n", "st_prepare_delay (0) + st_final_delay (0) must be at least 1 cycle; "
+                           "set st_final_delay = 1 (its default) or st_prepare_delay = 1"),
                            ("num_vcs = 2;\ninput_speedup = 4;\n", "input_speedup 4 exceeds num_vcs 2")):
             write(bs, head + extra)
             p = run("config", "--from-booksim", bs, code=2)
@@ -995,7 +996,8 @@ def case_errors():
              "netloom run: routing function 'min' needs num_vcs >= the diameter 18 (one VC class per hop), got 16"),
             (("-s", "topology=mesh:k=4x4", "-s", "flow_control=vct", "-s", "packet_size=16"),
              "netloom run: -s: flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)\n"),
-            (("-c", st_file), f"netloom run: {st_file}:5: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
+            (("-c", st_file), f"netloom run: {st_file}:5: st_prepare_delay (0) + st_final_delay (0) must be at least 1 cycle; "
+               "set st_final_delay = 1 (its default) or st_prepare_delay = 1\n"),
             (("-c", drain_file), f"netloom run: {drain_file}:2: max_drain_cycles = 0 (no drain) needs sim_type = throughput"),
             (("-c", speedup_file), f"netloom run: {speedup_file}:2: input_speedup 4 exceeds num_vcs 2 "),
             (("-c", voq_file), f"netloom run: {voq_file}:5: [router] sequential_allocation = 1 with voq = 1: "),
@@ -1030,8 +1032,14 @@ def case_errors():
              "once (weigh them with 'rates')"),
             (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
              "netloom run: -s: traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
+            # lbr's router limit named no way out.
+            (("-s", "topology=torus:k=64x64", "-s", "routing_function=lbr"),
+             "netloom run: -s: routing function 'lbr': 4096 routers; its per-pair path tables (O(routers^2)) allow "
+             "at most 1024: use a network of at most 1024 routers, or another routing function on topology 'torus': "
+             "dor, valiant, min, ugal, duato, updown, updown_adaptive\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "st_final_delay=0"),
-             "netloom run: -s: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
+             "netloom run: -s: st_prepare_delay (0) + st_final_delay (0) must be at least 1 cycle; "
+               "set st_final_delay = 1 (its default) or st_prepare_delay = 1\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.9", "-s", "packet_size=1",
               "-s", "internal_speedup=17"),
              "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
