@@ -31,6 +31,9 @@ int app_bad_op(const struct app *a, uint32_t r, struct nl_err *err, const char *
 	va_end(ap);
 	const struct app_rank *rk = &a->ranks[r];
 	const char *name = trace_op_name(rk->op.kind);
+	if (a->src.name)
+		return nl_errf(err, NL_EFORMAT, "%s: rank %" PRIu32 " op %" PRIu64 " (%s): %s", a->src.name, r,
+			       rk->op_index, name ? name : "?", msg);
 	return nl_errf(err, NL_EFORMAT, "trace rank %" PRIu32 " op %" PRIu64 " (%s): %s", r, rk->op_index,
 		       name ? name : "?", msg);
 }

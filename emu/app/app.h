@@ -187,6 +187,12 @@ struct app_source {
 	 * it does not prove count 0: such collectives are replayed in full,
 	 * not as zero-count. */
 	bool zero_bytes_unknown;
+	/* The file the ops come from (the caller's path), or NULL. Set, an
+	 * op the replay refuses reads "NAME: rank R op N (kind): ...", and
+	 * next's own errors pass as they are: they name the file and rank
+	 * themselves (an archive's reader: "NAME: rank R, offset O: ...").
+	 * NULL: "trace rank R op N ...", R the app's rank. */
+	const char *name;
 };
 
 /* A source streaming from an open archive: one trace_rank_reader per rank,

@@ -716,6 +716,8 @@ int app_rank_run(struct app *a, uint32_t r, struct nl_err *err)
 	for (;;) {
 		rk->t_between = a->now;
 		int rc = a->src.next(a->src.ctx, r, &rk->op, err);
+		if (rc < 0 && a->src.name)
+			return rc; /* it names the file and the rank (app_source.name) */
 		if (rc < 0)
 			return nl_err_prefix(err, "trace rank %" PRIu32 " op %" PRIu64, r, rk->st.ops);
 		if (rc == 0) {

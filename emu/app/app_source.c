@@ -96,6 +96,7 @@ int app_archive_source_new(struct app_archive_source **out, struct trace_archive
 	for (uint32_t r = 0; m->rank_ops && r < m->n_ranks; r++)
 		src->total_ops += m->rank_ops[r];
 	src->zero_bytes_unknown = app_recorder_sizes_inexact(m->recorder);
+	src->name = NULL; /* the caller's to set: the path it opened */
 	*out = s;
 	return 0;
 }

@@ -154,6 +154,8 @@ void session_results_clear(nl_sim *s)
 	s->replay_net = NULL;
 	trace_archive_close(s->arch);
 	s->arch = NULL;
+	free(s->arch_path);
+	s->arch_path = NULL;
 	s->replay_topo = NULL;
 	free(s->rank_ep);
 	s->rank_ep = NULL;

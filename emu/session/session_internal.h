@@ -43,6 +43,7 @@ struct nl_sim {
 
 	/* Replay state, kept for the CLI's report (session_replay_view). */
 	struct trace_archive *arch;
+	char *arch_path;              /* the caller's path to it (owned): errors about its ops name it */
 	struct app_archive_source *asrc;
 	struct app *app;
 	struct net_backend *replay_net;

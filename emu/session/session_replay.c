@@ -485,6 +485,11 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	NL_CHECK(session_cable_apply(s, s->replay_net, s->replay_topo, &s->cables, err));
 	struct app_source src;
 	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));
+	/* Errors about the trace's contents say "PATH: rank R ...", as trace
+	 * verify's: a study replays many files, and the reader names its own. */
+	if (!(s->arch_path = strdup(path)))
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	src.name = s->arch_path;
 	NL_CHECK(session_place(s, m, err));
 	NL_CHECK(app_new(&s->app, &s->ac, &src, s->replay_net, s->rank_ep, err));
 	return ro->on_app ? ro->on_app(ro->ctx, s->app, m, err) : 0;

@@ -596,7 +596,7 @@ done
 for f in 10 18.5; do
   out=$("$netloom" replay "$dir/cf.nlt" -s cpu_factor=$f 2>&1); rc=$?
   expect_eq "cpu_factor $f past the limit exit" $rc 2
-  expect_eq "cpu_factor $f past the limit" "$out" "netloom replay: trace rank 0 op 1 (compute): compute of 1000000000000000000 ps times cpu_factor $f = $(python3 -c "print(int(1e18 * $f))") ps at 0 ps: $lim"
+  expect_eq "cpu_factor $f past the limit" "$out" "netloom replay: $dir/cf.nlt: rank 0 op 1 (compute): compute of 1000000000000000000 ps times cpu_factor $f = $(python3 -c "print(int(1e18 * $f))") ps at 0 ps: $lim"
 done
 for d in 4611686018427387904 4611686018427387905; do
   printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=%s\nfinalize t=0 dur=0\n' $d > "$dir/cl.txt"
@@ -609,7 +609,7 @@ for d in 4611686018427387904 4611686018427387905; do
     expect_eq "compute of 2^62 ps: predicted" "$(json "$dir/cl.json" 'round(d["results"]["runtime"]["predicted_s"] * 1e12) == 2**62')" True
   else
     expect_eq "compute of 2^62 + 1 ps exit" $rc 2
-    expect_eq "compute of 2^62 + 1 ps" "$out" "netloom replay: trace rank 0 op 1 (compute): compute of $d ps at 0 ps: $lim"
+    expect_eq "compute of 2^62 + 1 ps" "$out" "netloom replay: $dir/cl.nlt: rank 0 op 1 (compute): compute of $d ps at 0 ps: $lim"
   fi
 done
 printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=3000000000000000000\ncompute t=3000000000000000000 dur=3000000000000000000\nfinalize t=0 dur=0\n' > "$dir/cw.txt"
@@ -619,8 +619,22 @@ for b in analytic flit; do
   links=(); [ $b = analytic ] && links=(-s link_model=links)
   out=$("$netloom" replay "$dir/cw.nlt" -s backend=$b -s topology=torus:k=2x2 "${links[@]}" 2>&1); rc=$?
   expect_eq "two computes past the limit ($b) exit" $rc 2
-  expect_eq "two computes past the limit ($b)" "$out" "netloom replay: trace rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
+  expect_eq "two computes past the limit ($b)" "$out" "netloom replay: $dir/cw.nlt: rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
 done
+
+# Errors about the archive's contents name it first, once, as trace
+# verify's: "PATH: rank R ...". Before, an op replay refused said "trace
+# rank 0 op 1 (compute): ..." without the file, and a damaged frame "trace
+# rank 1 op 0: PATH: rank 1, offset O: ..." (the file in the middle).
+python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-30] ^= 0xff; open(sys.argv[2], 'wb').write(b)" \
+  "$dir/cw.nlt" "$dir/cw_bad.nlt"
+out=$("$netloom" trace verify "$dir/cw_bad.nlt" 2>&1); rc=$?
+expect_eq "damaged frame: verify exit" $rc 1
+why=${out#netloom trace verify: FAILED: }
+case $why in "$dir/cw_bad.nlt: rank 0, offset "*": frame does not decompress: "*) ;; *) fail "damaged frame: verify said '$out'" ;; esac
+out=$("$netloom" replay "$dir/cw_bad.nlt" 2>&1); rc=$?
+expect_eq "damaged frame: replay exit" $rc 2
+expect_eq "damaged frame: replay names the file first, as verify" "$out" "netloom replay: $why"
 
 # Replay numbers at most 65535 communicators, world and self among them;
 # the manifest keeps freed ones, so a run creating one per step passes
