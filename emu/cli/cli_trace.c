@@ -302,14 +302,19 @@ static int check_unpack_dir(const char *dir, struct nl_err *e)
 
 /* s on stdout for a terminal: control bytes and bytes that are not UTF-8
  * as \xHH (as the trace commands quote input bytes in errors), so a
- * manifest cannot move the cursor or recolour the terminal. */
+ * manifest cannot move the cursor or recolour the terminal; a backslash
+ * as \\, or the four characters "\x01" and the byte 0x01 would look the
+ * same. For display only: nothing parses this back. */
 static void info_put_text(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)p);
 	while (*p) {
 		int len = *p < 0x20 || *p == 0x7f ? 0 : text_utf8_len(p, n);
-		if (len <= 0) {
+		if (*p == '\\') {
+			fputs("\\\\", stdout);
+			len = 1;
+		} else if (len <= 0) {
 			printf("\\x%02x", *p);
 			len = 1;
 		} else {

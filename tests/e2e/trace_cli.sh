@@ -507,6 +507,19 @@ if ! grep -q $'\x1b' "$T/out" && grep -q '^application       a\\x1b\[31mred$' "$
 else
 	fail "info control bytes: $(od -c "$T/out" | head -5)"
 fi
+# A backslash is shown as \\: the four characters \x01 typed in a string
+# and the byte 0x01 looked the same ("a\x01b\x01c" for both). The dump
+# keeps section 8's quoting, and encodes back to the same bytes.
+printf 'netloom-trace 2\nranks 1\napplication "a\\\\x01b\\x01c\\\\"\nrank 0\n' >"$T/bs.txt"
+expect 0 "encode an application name holding backslashes" "$NL" trace encode "$T/bs.txt" "$T/bs.nlt"
+expect 0 "info of it" "$NL" trace info "$T/bs.nlt"
+grep -qxF 'application       a\\x01b\x01c\\' "$T/out" && ok "info prints a backslash as \\\\" ||
+	fail "info backslash: $(grep application "$T/out")"
+expect 0 "dump of it" "$NL" trace dump "$T/bs.nlt"
+grep -qxF 'application "a\\x01b\x01c\\"' "$T/out" || fail "dump backslash: $(grep application "$T/out")"
+cp "$T/out" "$T/bs2.txt"
+expect 0 "encode of that dump" "$NL" trace encode "$T/bs2.txt" "$T/bs2.nlt"
+cmp -s "$T/bs.nlt" "$T/bs2.nlt" && ok "dump of backslashes encodes back to the same bytes" || fail "bs2.nlt differs"
 expect 0 "info of an archive whose machine is Latin-1" "$NL" trace info "$T/lat.nlt"
 grep -q '^machine           caf\\xe9$' "$T/out" && ok "info prints invalid UTF-8 as \\xHH" || fail "info latin-1: $(grep machine "$T/out")"
 # The dump's text form is UTF-8 (docs/trace-format.md section 8): a byte
