@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -367,22 +368,44 @@ struct unpack {
 	ZSTD_DCtx *dc;
 };
 
+/* A file too short for a bundle's header and trailer, or whose magic is
+ * not a bundle's: said which, as the trace reader says it of archives
+ * (an empty file, one cut short, another format). */
+static int unpack_not_a_bundle(struct unpack *u, struct nl_err *err)
+{
+	uint8_t magic[8];
+	uint64_t size = (uint64_t)u->st.st_size;
+	size_t got = size < sizeof magic ? (size_t)size : sizeof magic;
+	if (!size)
+		return nl_errf(err, NL_EFORMAT, "%s: offset 0: empty file (expected a netloom bundle)", u->bundle);
+	if (trace_pread_full(u->fd, magic, got, 0))
+		return nl_errf(err, NL_EIO, "%s: read failed: %s", u->bundle, strerror(errno));
+	/* A trace archive, the likely slip (pack and unpack take both): named
+	 * as one, as the trace commands name a bundle. */
+	if (got == 8 && !memcmp(magic, TRACE_MAGIC, 8))
+		return nl_errf(err, NL_EINVAL,
+			       "%s: a netloom trace archive, not a bundle: expected a bundle that 'netloom "
+			       "trace pack' wrote; an archive is read as it is, with nothing to unpack",
+			       u->bundle);
+	/* Its first bytes a bundle's: one cut short, even inside the magic. */
+	if (!memcmp(magic, BUNDLE_MAGIC, got))
+		return nl_errf(err, NL_ECORRUPT,
+			       "%s: offset %" PRIu64 ": truncated netloom bundle: %" PRIu64
+			       " bytes, expected at least %u (a %u-byte header and a %u-byte trailer)",
+			       u->bundle, size, size, BUNDLE_HDR + BUNDLE_TRAILER, BUNDLE_HDR, BUNDLE_TRAILER);
+	return nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic)", u->bundle);
+}
+
 /* The header: magic, version, hash; u->n gets its entry count. */
 static int unpack_check_header(struct unpack *u, struct nl_err *err)
 {
 	uint8_t hdr[BUNDLE_HDR];
-	if ((uint64_t)u->st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
-	    trace_pread_full(u->fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
-		/* A trace archive, the likely slip (pack and unpack take both): named
-		 * as one, as the trace commands name a bundle. */
-		if ((uint64_t)u->st.st_size >= 8 && !trace_pread_full(u->fd, hdr, 8, 0) && !memcmp(hdr, TRACE_MAGIC, 8))
-			return nl_errf(err, NL_EINVAL,
-				       "%s: a netloom trace archive, not a bundle: expected a bundle that 'netloom "
-				       "trace pack' wrote; an archive is read as it is, with nothing to unpack",
-				       u->bundle);
-		return nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
-			       u->bundle);
-	}
+	if ((uint64_t)u->st.st_size < BUNDLE_HDR + BUNDLE_TRAILER)
+		return unpack_not_a_bundle(u, err);
+	if (trace_pread_full(u->fd, hdr, sizeof hdr, 0))
+		return nl_errf(err, NL_EIO, "%s: read failed: %s", u->bundle, strerror(errno));
+	if (memcmp(hdr, BUNDLE_MAGIC, 8))
+		return unpack_not_a_bundle(u, err);
 	if (trace_get_u32(hdr + 8) != BUNDLE_VERSION)
 		return nl_errf(err, NL_EUNSUPPORTED,
 			       "%s: offset 8: unsupported bundle version %u (this netloom reads %u)", u->bundle,

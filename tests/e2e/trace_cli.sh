@@ -339,6 +339,22 @@ expect 2 "unpack of an archive: exit 2" "$NL" trace unpack "$T/bgp.nlt" "$T/from
 same "netloom trace unpack: $T/bgp.nlt: a netloom trace archive, not a bundle: expected a bundle that 'netloom trace pack' wrote; an archive is read as it is, with nothing to unpack" \
 	"$T/err" "unpack of an archive: named"
 [ ! -e "$T/from-nlt" ] && ok "unpack of an archive makes no DIR" || fail "unpack of an archive made $T/from-nlt"
+# An empty bundle and one cut short, even inside its magic, said as an
+# archive's are (all three were "offset 0: not a netloom bundle (bad
+# magic or too short)"); another file's bytes are bad magic. Exit 2, no DIR.
+: >"$T/empty.nlb"
+head -c 5 "$T/study.nlb" >"$T/cut5.nlb"
+head -c 40 "$T/study.nlb" >"$T/cut40.nlb"
+printf 'hello' >"$T/hello.nlb"
+for c in "empty.nlb|offset 0: empty file (expected a netloom bundle)" \
+	"cut5.nlb|offset 5: truncated netloom bundle: 5 bytes, expected at least 64 (a 32-byte header and a 32-byte trailer)" \
+	"cut40.nlb|offset 40: truncated netloom bundle: 40 bytes, expected at least 64 (a 32-byte header and a 32-byte trailer)" \
+	"hello.nlb|offset 0: not a netloom bundle (bad magic)"; do
+	f=${c%%|*}
+	expect 2 "unpack of $f: exit 2" "$NL" trace unpack "$T/$f" "$T/from-bad"
+	same "netloom trace unpack: $T/$f: ${c#*|}" "$T/err" "unpack of $f: said"
+	[ ! -e "$T/from-bad" ] || fail "unpack of $f made $T/from-bad"
+done
 # A bundle where a trace is read: named, with the way to its traces (it
 # was "bad magic" or "unknown trace format"), status 2, nothing written.
 refused_as "$T/study.nlb" "$T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
