@@ -16,6 +16,7 @@
 
 #define XXH_STATIC_LINKING_ONLY /* XXH64_state_t by value: see struct trace_xxh64 */
 #include <xxhash.h>
+#include <zstd.h> /* ZSTD_DCtx (struct trace_archive) */
 
 #include "netloom/netloom.h" /* NL_EIO (trace_out_rc) */
 #include "traces/trace.h"
@@ -710,5 +711,38 @@ int trace_pread_full(int fd, void *buf, size_t len, uint64_t off);
 /* Resolve the write options (zero fields = defaults) and check ranges. */
 int trace_write_opts_resolve(const struct trace_write_opts *in, struct trace_write_opts *out,
 			     struct nl_err *err);
+
+/* --- an open archive (reader.c; opened by meta.c) --------------------------- */
+
+struct trace_archive {
+	int fd;
+	char *path;
+	uint64_t file_len;
+	struct trace_write_opts opts;
+	struct trace_manifest m;  /* owned; comms sorted by id, world and self first */
+	uint64_t *sec_off;        /* [n_ranks] file offset of each rank's section */
+	uint64_t *sec_len;        /* [n_ranks] */
+	uint64_t *n_frames;       /* [n_ranks] */
+	ZSTD_DCtx *dctx;          /* shared by the rank readers */
+	uint8_t *comp;            /* shared compressed-frame buffer */
+	size_t comp_cap;
+	trace_progress_fn progress;
+	void *progress_ctx;
+};
+
+/* meta.c: the steps of trace_archive_open. The file opened (a regular
+ * file, or an error that says what it is), its size in *size; the fixed
+ * header read and checked against it (format section 3.1), the metadata
+ * block's length and hash out; the metadata block read, checked and
+ * parsed into a (section 3.2). */
+int trace_archive_open_file(struct trace_archive *a, uint64_t *size, struct nl_err *err);
+int trace_archive_read_header(struct trace_archive *a, uint64_t size, uint64_t *meta_len, uint64_t *meta_hash,
+			      struct nl_err *err);
+int trace_archive_read_meta(struct trace_archive *a, uint64_t meta_len, uint64_t meta_hash, struct nl_err *err);
+/* "PATH: offset OFF: what" into err; returns code. */
+int trace_arch_err(struct trace_archive *a, struct nl_err *err, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* The most a zstd frame of n bytes can decompress to (meta.c). */
+uint64_t trace_zstd_max_output(uint64_t n);
 
 #endif
