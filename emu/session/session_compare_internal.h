@@ -138,6 +138,22 @@ static inline uint64_t cmp_seed(uint32_t k)
 	return (uint64_t)k + 1;
 }
 
+/* The study file (session_compare_study.c). cmp_problem: one more line
+ * for the list of the study's problems, all said together; cmp_ini_any
+ * and cmp_empty_section: ini_lines' callbacks (a key, a header with no
+ * keys) that fill c; cmp_backend_ok: a backend a study may name. */
+void cmp_problem(struct cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cmp_ini_any(void *user, const char *section, const char *name, const char *value);
+void cmp_empty_section(void *ctx, const char *name, int line, int index);
+bool cmp_backend_ok(const char *backend);
+/* The validation (session_compare_check.c). cmp_sys_sim: a session for
+ * system s under the study's backend, its config file and keys set;
+ * cmp_hash_file: XXH64 of a file's bytes; cmp_validate: every system
+ * against every workload, problems by cmp_problem, nothing run. */
+int cmp_sys_sim(const struct cmp *c, const struct cmp_sys *s, nl_sim **out, struct nl_err *err);
+int cmp_hash_file(const char *path, uint64_t *h, struct nl_err *err);
+void cmp_validate(struct cmp *c);
+
 /* The report: report.json's document and report.md's text (NULL when
  * out of memory). */
 json_t *cmp_doc(const struct cmp *c);
