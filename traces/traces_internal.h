@@ -603,6 +603,15 @@ size_t trace_utf8_bom_len(const uint8_t *p, size_t n);
  * else line: what a line-by-line text reader parses. */
 char *trace_skip_bom(char *line, uint64_t line_no);
 
+/* The op flags' names in the text form (section 8), as `trace dump`
+ * writes them and `trace encode` reads them (text.c, text_encode.c). */
+#define TRACE_N_FLAG_NAMES 3
+struct trace_flag_name {
+	uint16_t bit;
+	const char *name;
+};
+extern const struct trace_flag_name trace_flag_names[TRACE_N_FLAG_NAMES];
+
 /* When path is a reproducibility bundle, given where a trace is read:
  * "PATH: a netloom bundle, not a trace: expected a .nlt or a foreign
  * trace; unpack it first (netloom trace unpack PATH DIR)", NL_EINVAL, and
