@@ -1,4 +1,5 @@
-/* closad: Clos-AD on the HyperX and the flattened butterfly,
+/* closad: Clos-AD on the HyperX family (every family publishing the HyperX
+ * view: hyperx, flatfly, full, hypercube),
  * "closad:threshold=0".
  *
  * Kim, Dally & Abts, "Flattened butterfly: a cost-efficient topology for
@@ -66,8 +67,6 @@ static const struct param_def closad_params_def[] = {
 	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
-
-static const char *const closad_families[] = {"hyperx", "flatfly", NULL};
 
 enum { CLOSAD_DECIDED = 1 };
 
@@ -156,7 +155,7 @@ const struct route_ops route_closad_ops = {
 	.help = "Clos-AD: at the source, dimension order or via a random lowest common ancestor by queue x hops (Kim, Dally & Abts ISCA 2007; Ahn et al. SC09 3.3)",
 	.params = closad_params_def,
 	.params_size = sizeof(struct closad_params),
-	.families = closad_families,
+	.topo_views = TOPO_VIEW_HYPERX,
 	.is_deterministic = false,
 	.init = closad_init,
 	.inject = closad_inject,

@@ -1,6 +1,10 @@
 /* dal: Dimensionally-Adaptive, Load-balanced routing on the HyperX,
  * "dal:block=1,queue=0,dqueue=0" (seed 001's Fig. 6 script:
  * dal:block=0,queue=2,dqueue=3; Fig. 7's: dal:block=0,queue=2).
+ * Runs on every family publishing the HyperX view (hyperx, flatfly, full,
+ * hypercube). A hypercube has S = 2 in every dimension: no coordinate is
+ * neither the router's nor the destination's, so step 3 never applies and
+ * DAL routes there as Min-AD does.
  *
  * Ahn et al., SC09 (seed 001) §3.3, the four steps:
  *  1. all offset dimensions are deroutable at the source;
@@ -110,8 +114,6 @@ static const struct param_def dal_params_def[] = {
 	 "step 3: a deroute's port is unblocked while fewer than this many flits are routed to it here and not yet sent (needs sequential_allocation = 1); 0: queue's threshold", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
-
-static const char *const dal_families[] = {"hyperx", "flatfly", NULL};
 
 static int dal_init(struct route *r, struct nl_err *err)
 {
@@ -452,7 +454,7 @@ const struct route_ops route_dal_ops = {
 	.params = dal_params_def,
 	.params_size = sizeof(struct dal_params),
 	.state_size = sizeof(struct dal_state),
-	.families = dal_families,
+	.topo_views = TOPO_VIEW_HYPERX,
 	.is_deterministic = false,
 	.needs_priority_alloc = true,
 	.init = dal_init,

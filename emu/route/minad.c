@@ -1,4 +1,6 @@
-/* minad: minimal adaptive routing on the HyperX, "minad:block=1,queue=0".
+/* minad: minimal adaptive routing on the HyperX, "minad:block=1,queue=0";
+ * runs on every family publishing the HyperX view (hyperx, flatfly, full,
+ * hypercube).
  *
  * Ahn, Binkert, Davis, McLaren & Schreiber, "HyperX: topology, routing,
  * and packaging of efficient large-scale networks", SC09 (seed 001) §3.3:
@@ -53,8 +55,6 @@ static const struct param_def minad_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
-static const char *const minad_families[] = {"hyperx", "flatfly", NULL};
-
 static int minad_init(struct route *r, struct nl_err *err)
 {
 	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
@@ -106,7 +106,7 @@ const struct route_ops route_minad_ops = {
 	.help = "HyperX Min-AD: any unblocked offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3); needs vc_allocator = separable_input_first or separable_output_first",
 	.params = minad_params_def,
 	.params_size = sizeof(struct minad_params),
-	.families = minad_families,
+	.topo_views = TOPO_VIEW_HYPERX,
 	.is_deterministic = false,
 	.needs_priority_alloc = true,
 	.init = minad_init,

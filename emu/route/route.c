@@ -44,21 +44,54 @@ void route_free(struct route *r)
 	free(r);
 }
 
-static bool route_runs_on(const struct route_ops *ops, const char *family)
+/* The TOPO_VIEW_* of the family named `family`; 0 for a name no family has. */
+static unsigned route_family_views(const char *family)
 {
-	if (!ops->families)
-		return true;
-	for (size_t i = 0; ops->families[i]; i++)
+	size_t n;
+	const struct topo_ops *const *all = topo_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(all[i]->name, family))
+			return topo_family_views(all[i]);
+	return 0;
+}
+
+static bool route_names_family(const struct route_ops *ops, const char *family)
+{
+	for (size_t i = 0; ops->families && ops->families[i]; i++)
 		if (!strcmp(ops->families[i], family))
 			return true;
 	return false;
 }
 
-/* Append `name` to a ", "-separated list in buf[cap]. */
-static void route_list_append(char *buf, size_t cap, size_t *used, const char *name)
+/* Whether ops runs on the family named `family`: named in ops->families,
+ * publishing one of ops->topo_views, or any family when ops declares
+ * neither. */
+static bool route_runs_on(const struct route_ops *ops, const char *family)
+{
+	if (!ops->families && !ops->topo_views)
+		return true;
+	return route_names_family(ops, family) || (ops->topo_views & route_family_views(family));
+}
+
+/* Append `name` to a `sep`-separated list in buf[cap]. */
+static void route_list_append(char *buf, size_t cap, size_t *used, const char *sep, const char *name)
 {
 	if (*used < cap)
-		*used += (size_t)snprintf(buf + *used, cap - *used, "%s%s", *used ? ", " : "", name);
+		*used += (size_t)snprintf(buf + *used, cap - *used, "%s%s", *used ? sep : "", name);
+}
+
+/* The families ops runs on (not "any"), joined by sep into buf[cap]: those
+ * it names, then those publishing one of its views, in registry order. */
+static void route_families_join(const struct route_ops *ops, const char *sep, char *buf, size_t cap)
+{
+	size_t used = 0, n;
+	buf[0] = '\0';
+	for (size_t i = 0; ops->families && ops->families[i]; i++)
+		route_list_append(buf, cap, &used, sep, ops->families[i]);
+	const struct topo_ops *const *all = topo_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if ((topo_family_views(all[i]) & ops->topo_views) && !route_names_family(ops, all[i]->name))
+			route_list_append(buf, cap, &used, sep, all[i]->name);
 }
 
 void route_names_on(const char *family, const char *except, char *buf, size_t cap)
@@ -68,22 +101,21 @@ void route_names_on(const char *family, const char *except, char *buf, size_t ca
 	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++)
 		if (route_runs_on(all[i], family) && strcmp(all[i]->name, except))
-			route_list_append(buf, cap, &used, all[i]->name);
+			route_list_append(buf, cap, &used, ", ", all[i]->name);
 }
 
 static int route_check_family(const struct route_ops *ops, const char *family, struct nl_err *err)
 {
 	char names[256] = "", others[256] = "";
-	size_t used = 0, used_o = 0, n;
+	size_t used_o = 0, n;
 
 	if (route_runs_on(ops, family))
 		return 0;
-	for (size_t i = 0; ops->families[i]; i++)
-		route_list_append(names, sizeof names, &used, ops->families[i]);
+	route_families_join(ops, ", ", names, sizeof names);
 	const struct route_ops *const *all = route_list(&n);
 	for (size_t i = 0; i < n; i++)
 		if (route_runs_on(all[i], family))
-			route_list_append(others, sizeof others, &used_o, all[i]->name);
+			route_list_append(others, sizeof others, &used_o, ", ", all[i]->name);
 	return nl_errf(err, NL_EUNSUPPORTED,
 		       "routing function '%s' does not run on topology '%s' (it supports: %s); set "
 		       "routing_function to one that does: %s",
@@ -237,11 +269,10 @@ void route_print_help(FILE *f)
 	const struct route_ops *const *all = route_list(&n);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "  %-12s %s\n", all[i]->name, all[i]->help);
-		if (all[i]->families) {
-			fprintf(f, "      topologies:");
-			for (size_t j = 0; all[i]->families[j]; j++)
-				fprintf(f, " %s", all[i]->families[j]);
-			fputc('\n', f);
+		if (all[i]->families || all[i]->topo_views) {
+			char names[256];
+			route_families_join(all[i], " ", names, sizeof names);
+			fprintf(f, "      topologies: %s\n", names);
 		} else {
 			fprintf(f, "      topologies: any\n");
 		}

@@ -313,8 +313,13 @@ struct route_ops {
 	const struct param_def *params;
 	size_t params_size;
 	size_t state_size;
-	/* Topology families it runs on (NULL-terminated), NULL for any graph. */
+	/* Topology families it runs on (NULL-terminated) besides those of
+	 * topo_views; NULL with no topo_views: any graph. */
 	const char *const *families;
+	/* Family views (TOPO_VIEW_*, topo/topo.h) compute reads: it runs on
+	 * every family that publishes one (topo_family_views), so that a
+	 * family publishing the view needs no name added here. 0: none. */
+	unsigned topo_views;
 	/* Deterministic algorithms get the acyclic channel-dependency check
 	 * in the registry conformance test. */
 	bool is_deterministic;

@@ -1,5 +1,6 @@
-/* xyyx: XY-YX dimension-order routing on the flattened butterfly, the
- * HyperX and meshes, "xyyx:order=random|adaptive".
+/* xyyx: XY-YX dimension-order routing on the HyperX family (every family
+ * publishing the HyperX view: hyperx, flatfly, full, hypercube) and
+ * meshes, "xyyx:order=random|adaptive".
  *
  * BookSim2's xyyx_flatfly and adaptive_xyyx_flatfly
  * (src/networks/flatfly_onchip.cpp; Kim, Balfour & Dally, "Flattened
@@ -64,7 +65,8 @@ static const struct param_def xyyx_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
-static const char *const xyyx_families[] = {"flatfly", "hyperx", "mesh", "cmesh", NULL};
+/* Meshes by name; the HyperX family by its view (topo_views). */
+static const char *const xyyx_families[] = {"mesh", "cmesh", NULL};
 
 /* The lattice the orders walk: the HyperX view, else a mesh's grid. */
 static int xyyx_dims(const struct route *r)
@@ -198,13 +200,14 @@ static int xyyx_compute(const struct route *r, uint32_t router, uint32_t in_port
 
 const struct route_ops route_xyyx_ops = {
 	.name = "xyyx",
-	.help = "XY-YX routing on the flattened butterfly / HyperX / mesh: dimension order increasing or decreasing, chosen "
+	.help = "XY-YX routing on the HyperX family (hyperx, flatfly, full, hypercube) and meshes: dimension order increasing or decreasing, chosen "
 		"per packet at the source (random, or adaptive on first-port credits), each order on its half of the "
 		"VCs (BookSim2 xyyx_flatfly / adaptive_xyyx_flatfly; even num_vcs)",
 	.params = xyyx_params_def,
 	.params_size = sizeof(struct xyyx_params),
 	.state_size = 0,
 	.families = xyyx_families,
+	.topo_views = TOPO_VIEW_HYPERX,
 	.is_deterministic = false,
 	.init = xyyx_init,
 	.inject = xyyx_inject,

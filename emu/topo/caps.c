@@ -156,13 +156,17 @@ uint32_t topo_valiant_router(const struct topo *t, uint32_t src, uint32_t dst, s
 /* --- checked downcasts (git's files_downcast): the ops identity says which
  * view t->state starts with. ------------------------------------------- */
 
-const struct topo_hyperx *topo_hyperx_of(const struct topo *t)
+unsigned topo_family_views(const struct topo_ops *o)
 {
-	const struct topo_ops *o = t->ops;
 	/* hypercube's state starts with its HyperX view (topo_internal.h). */
 	if (o == &topo_hyperx_ops || o == &topo_full_ops || o == &topo_flatfly_ops || o == &topo_hypercube_ops)
-		return t->state;
-	return NULL;
+		return TOPO_VIEW_HYPERX;
+	return 0;
+}
+
+const struct topo_hyperx *topo_hyperx_of(const struct topo *t)
+{
+	return topo_family_views(t->ops) & TOPO_VIEW_HYPERX ? t->state : NULL;
 }
 
 const struct topo_hypercube *topo_hypercube_of(const struct topo *t)

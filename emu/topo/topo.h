@@ -163,6 +163,17 @@ struct topo_grid {
  * endpoints of every family are numbered router-major (endpoint e is on
  * terminal port e % T of router e / T) unless its view says otherwise. */
 
+/* The views a family publishes, known from the family alone, before any
+ * topology is built: a routing function that reads a view runs on every
+ * family publishing it (route_ops.topo_views), not on a list of names. */
+enum {
+	TOPO_VIEW_HYPERX = 1u << 0, /* topo_hyperx_of (topo_hyperx.h) */
+};
+
+/* The TOPO_VIEW_* family `ops` publishes: those whose checked downcast
+ * returns its instances' view. */
+unsigned topo_family_views(const struct topo_ops *ops);
+
 /* Routers per cabinet when a family gives no packaging rule (seed 003 §4.1:
  * "each cabinet stores 16 switches", in canonical order). */
 #define TOPO_CABINET_DEFAULT 16

@@ -45,7 +45,8 @@ static inline uint32_t topo_hyperx_port(const struct topo_hyperx *h, int d, uint
 	return h->port_base[d] + (v < own ? v : v - 1) * h->K[d] + trunk;
 }
 
-/* The view of t when its family is hyperx, full, flatfly and hypercube; NULL otherwise. Valid while t
+/* The view of t when its family is hyperx, full, flatfly or hypercube
+ * (topo_family_views: TOPO_VIEW_HYPERX); NULL otherwise. Valid while t
  * lives. */
 const struct topo_hyperx *topo_hyperx_of(const struct topo *t);
 

@@ -14,7 +14,10 @@
  *    (BookSim2's valiant_flatfly) a packet that meets its destination
  *    router on the way to the intermediate ejects there;
  *  - swap2 on a HyperX is a permutation moving each endpoint by S/2 in
- *    dimension 0 (even) or 1 (odd). */
+ *    dimension 0 (even) or 1 (odd);
+ *  - minad, dal, closad and xyyx run on every family publishing the HyperX
+ *    view (full, a HyperX with L = 1; hypercube, S = 2 in every
+ *    dimension), minimally where they are minimal. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +27,12 @@
 #include "route/hyperx_route.h"
 #include "route/route.h"
 #include "topo/topo.h"
+#include "topo/topo_hypercube.h"
 #include "topo/topo_hyperx.h"
 #include "traffic/traffic.h"
 #include "test.h"
+
+#include "route_check.h"
 
 static int port_dim(const struct topo_hyperx *h, uint32_t port)
 {
@@ -608,6 +614,90 @@ static void test_swap2_numbering(void)
 	topo_free(clos);
 }
 
+/* The hop count of the path a packet from router a to router d takes
+ * when every router prefers its highest-priority candidate (what a
+ * by-priority VC allocator takes first) under an empty view; each hop
+ * must bring it one closer to d. */
+static uint32_t preferred_hops(const struct topo *t, const struct route *r, uint32_t a, uint32_t d, struct rng *rng,
+			       const uint16_t *occ)
+{
+	struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = topo_router_ep(t, d)};
+	uint8_t lo, hi;
+	r->ops->inject(r, &p, rng, &lo, &hi);
+	uint32_t at = a, in = topo_hyperx_of(t)->term_base, hops = 0;
+	struct route_view v = view_of(occ, r->n_vcs, 8);
+	while (at != d && hops <= 2 * t->n_routers) {
+		struct route_cand c[ROUTE_MAX_CANDS];
+		p.hops = (uint8_t)hops;
+		int n = r->ops->compute(r, at, in, 0, &p, rng, &v, c);
+		uint32_t port = route_cands_preferred(c, (uint32_t)n), next = across(t, at, port);
+		if (topo_distance(t, next, d) + 1 != topo_distance(t, at, d))
+			TEST_FAIL_("%s on %s: %u -> %u: port %u at router %u is not minimal", r->spec, t->spec, a, d, port, at);
+		in = t->peer[t->port_base[at] + port] - t->port_base[next];
+		at = next;
+		hops++;
+	}
+	return hops;
+}
+
+/* minad, dal, closad and xyyx on the families that publish the HyperX
+ * view without being named hyperx or flatfly (they were refused there:
+ * "routing function 'dal' does not run on topology 'hypercube' (it
+ * supports: hyperx, flatfly)"): a full graph is a HyperX with L = 1 (k:
+ * its trunks), a hypercube one with S = 2 in every dimension. Under an
+ * empty view the preferred path of every router pair is a shortest one;
+ * minad and xyyx, and dal on the hypercube (S = 2 leaves it no
+ * coordinate to deroute to), offer only minimal ports under any view, so
+ * every path walked under a congested one is shortest. The dimension
+ * count is the view's: dal refuses a hypercube of 8 dimensions as a
+ * HyperX of 8. */
+static void test_hyperx_view_families(void)
+{
+	static const char *const topos[] = {"hypercube:n=4", "full:n=8", "full:n=6,k=2"};
+	static const char *const specs[] = {"minad", "dal", "closad", "xyyx"};
+	for (size_t ti = 0; ti < sizeof topos / sizeof *topos; ti++)
+		for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+			struct topo *t = NULL;
+			struct route *r = NULL;
+			struct nl_err e = {0};
+			CHECK_OK(topo_new(topos[ti], &t, &e), &e);
+			if (route_new(specs[si], t, 4, &r, &e) < 0) {
+				TEST_FAIL_("%s on %s: %s", specs[si], topos[ti], e.msg);
+				topo_free(t);
+				continue;
+			}
+			uint16_t *occ = calloc((size_t)topo_router_ports(t, 0) * 4, sizeof *occ);
+			struct rng rng;
+			rng_init(&rng, 5, RNG_CLASS_ROUTER, 0);
+			uint32_t pairs = 0;
+			for (uint32_t a = 0; a < t->n_routers; a++)
+				for (uint32_t d = 0; d < t->n_routers; d++, pairs++)
+					CHECK_UINT(preferred_hops(t, r, a, d, &rng, occ), ==, topo_distance(t, a, d));
+			CHECK_UINT(pairs, ==, t->n_routers * t->n_routers);
+			int always_minimal = !strcmp(specs[si], "minad") || !strcmp(specs[si], "xyyx") ||
+					     (!strcmp(specs[si], "dal") && topo_hypercube_of(t));
+			if (always_minimal) {
+				char what[128];
+				snprintf(what, sizeof what, "%s on %s", specs[si], topos[ti]);
+				struct walk_opts o = {.minimal = 1, .with_view = 1, .seeds = 2};
+				check_route(t, r, what, &o);
+			}
+			free(occ);
+			route_free(r);
+			topo_free(t);
+		}
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hypercube:n=8", &t, &e), &e);
+	CHECK_ERR(route_new("dal", t, 4, &r, &e), NL_ECONFIG, &e,
+		  "routing function 'dal': 8 dimensions; expected at most 7");
+	CHECK_OK(route_new("minad", t, 4, &r, &e), &e);
+	CHECK_UINT(r ? r->max_cands : 0, ==, 9);
+	route_free(r);
+	topo_free(t);
+}
+
 int main(void)
 {
 	TEST_RUN(test_minad_minimal);
@@ -619,5 +709,6 @@ int main(void)
 	TEST_RUN(test_closad_queue_routed);
 	TEST_RUN(test_valiant_shortcut);
 	TEST_RUN(test_swap2_hyperx);
+	TEST_RUN(test_hyperx_view_families);
 	return test_done();
 }

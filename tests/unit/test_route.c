@@ -49,12 +49,16 @@ static const char *const family_specs[] = {
 };
 #define N_FAMILY_SPECS (sizeof family_specs / sizeof *family_specs)
 
-static int route_supports(const struct route_ops *ops, const char *family)
+/* The families ops declares: those it names and those publishing one of
+ * the views it reads (route_ops.topo_views), any when neither. */
+static int route_supports(const struct route_ops *ops, const struct topo_ops *family)
 {
-	if (!ops->families)
+	if (!ops->families && !ops->topo_views)
 		return 1;
-	for (size_t i = 0; ops->families[i]; i++)
-		if (!strcmp(ops->families[i], family))
+	if (ops->topo_views & topo_family_views(family))
+		return 1;
+	for (size_t i = 0; ops->families && ops->families[i]; i++)
+		if (!strcmp(ops->families[i], family->name))
 			return 1;
 	return 0;
 }
@@ -91,7 +95,7 @@ static int conform_one(const char *spec, const struct route_ops *ops, int *react
 					   family_specs[f], vcs, e.msg);
 		}
 		vcs--;
-		if (!route_supports(ops, t->ops->name)) {
+		if (!route_supports(ops, t->ops)) {
 			if (rc != NL_EUNSUPPORTED)
 				TEST_FAIL_("%s on %s: undeclared family accepted (%d)", spec, family_specs[f], rc);
 			route_free(r);
@@ -226,6 +230,10 @@ static void test_escape_cdg(void)
 		{"hyperx:s=3x3,t=1", "dal:block=4", 6},      {"hyperx:s=4x3,t=1", "dal:block=4", 2},
 		{"hyperx:s=4x3,t=1", "dal", 2},              {"hyperx:s=3x3,k=2,t=1", "dal:block=2", 2},
 		{"hyperx:s=3x3x2,t=1", "dal:block=4", 2},
+		/* The other families with the HyperX view: a hypercube (S = 2)
+		 * and a full graph (L = 1), trunked too. */
+		{"hypercube:n=3", "minad:block=4", 2},       {"hypercube:n=4", "dal:block=4", 2},
+		{"full:n=5,p=1", "minad:block=4", 2},        {"full:n=5,p=1,k=2", "dal:block=2", 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct topo *t = NULL;
