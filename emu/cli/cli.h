@@ -527,6 +527,17 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
  * neither allocator is islip (the separable ones make one pass). */
 void cli_warn_unread_router(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
+/* What a run of synthetic traffic on the flit model leaves unread under
+ * cfg's other settings, as run and sweep warn of it on stderr: the
+ * routing function's parameters that do nothing on the topology (from a
+ * file too: route_spec_noop), then the -s keys of cli_warn_unread_router,
+ * traffic_class with one traffic class, and the [simulation] thresholds
+ * the point's phases do not check. By `cmd`, naming `reader` as what does
+ * not read them: the command itself, or "run or sweep" for config, which
+ * reads every key to print it. */
+void cli_warn_unread_synthetic(const char *cmd, const char *reader, const struct config *cfg,
+			       const char *const *sets, size_t n_sets);
+
 /* Warn on stderr, once the network is built, when cfg's backend does
  * not see its topology (session_topology_unused): 'replay T -t A -t B'
  * on the analytic backend with link_model = none printed one runtime

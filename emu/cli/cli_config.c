@@ -31,6 +31,9 @@ static void config_usage(FILE *f)
 		"                       (too few VCs for the routing function, a traffic pattern the\n"
 		"                       endpoint count does not suit, ...), else print one line saying\n"
 		"                       what runs (time and memory of a run's set-up)\n"
+		"                       (--dump, --json and --check warn on stderr, as run does, of a\n"
+		"                       setting run and sweep would not read: dor:dateline=0 on a mesh,\n"
+		"                       -s alloc_iters without islip, ...)\n"
 		"  --keys               list every key with its default, range and meaning\n"
 		"  --from-booksim FILE  write the netloom INI equivalent of a BookSim2 config to stdout;\n"
 		"                       what cannot be mapped is named on stderr (exit status 3 if anything)\n"
@@ -103,6 +106,16 @@ static int config_booksim_runs(const char *path, const char *ini, struct nl_err 
 	return 0;
 }
 
+/* The warnings run and sweep print of what they would leave unread in
+ * cfg ('-s alloc_iters=3' under separable allocators, 'dor:dateline=0'
+ * on a mesh), printed by config too, so that a checked configuration
+ * does not read as one whose every setting counts; on stderr: stdout
+ * keeps the configuration alone. */
+static void config_warn_unread(const struct config *cfg, const struct cli_cfg_opts *o)
+{
+	cli_warn_unread_synthetic("config", "run or sweep", cfg, o->sets, (size_t)o->n_sets);
+}
+
 /* --check: -c FILE and -s key=value (the file first) built and run for
  * one cycle (config_runs); on success one line on stdout saying what
  * runs. The exit status. */
@@ -112,6 +125,10 @@ static int config_check(const struct cli_cfg_opts *o, struct nl_err *err)
 	if (nl_sim_new(&s, err) < 0)
 		return cli_report(err);
 	int rc = cli_sim_load(s, o, "config", err);
+	/* Before config_runs sets its one-cycle keys (warmup_periods among
+	 * them, which decides whether warmup_thres is read). */
+	if (rc == 0)
+		config_warn_unread(session_config(s), o);
 	/* The description after the run: config_runs' keys would move the
 	 * strings nl_sim_info points into. */
 	struct nl_sim_info info = {.size = sizeof info};
@@ -310,6 +327,8 @@ static int config_print(struct config_args *a, struct nl_err *err)
 		config_release(&cfg);
 		return rc;
 	}
+	if (!a->keys)
+		config_warn_unread(&cfg, o);
 	if (a->keys) {
 		config_print_keys(&cfg, stdout);
 	} else if (a->json) {

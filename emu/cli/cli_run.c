@@ -404,46 +404,6 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-/* '-s traffic_class=dest' picks a packet's class among [router]
- * traffic_classes: with one class (the default) it changed nothing,
- * silently. */
-static void run_warn_unread_tclass(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
-{
-	struct router_cfg rc;
-	struct nl_err ignored = {0};
-	if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0 || rc.traffic_classes > 1)
-		return;
-	static const char *const keys[] = {"traffic_class", NULL};
-	const struct config_unread u = {.keys = keys};
-	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without traffic_classes > 1");
-}
-
-/* [simulation] keys a point's phases leave unread (docs/engine.md,
- * Experiments): the warm-up thresholds end a warm-up of warmup_periods =
- * 0 only, and a throughput point checks no latency (experiment.c).
- * '-s warmup_thres=0.2' under the default warmup_periods = 3 changed
- * nothing, silently. */
-static void run_warn_unread_sim(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
-{
-	struct sim_cfg sc;
-	struct nl_err ignored = {0};
-	if (config_bind(cfg, &net_sim_table, &sc, &ignored) < 0)
-		return;
-	const bool throughput = sc.sim_type != 0;
-	if (sc.warmup_periods != 0) {
-		static const char *const keys[] = {"warmup_thres", "acc_warmup_thres", NULL};
-		const struct config_unread u = {.keys = keys};
-		cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without warmup_periods = 0");
-	}
-	if (throughput) {
-		/* warmup_thres only where the warm-up rule above left it read. */
-		static const char *const keys[] = {"latency_thres", "stopping_thres", NULL};
-		static const char *const keys_wt[] = {"latency_thres", "stopping_thres", "warmup_thres", NULL};
-		const struct config_unread u = {.keys = sc.warmup_periods != 0 ? keys : keys_wt};
-		cli_warn_unread(cmd, cfg, sets, n_sets, &u, "with sim_type = throughput");
-	}
-}
-
 /* run and sweep read neither a replay's keys nor the analytic backend's
  * nor the layout's but cable_latency, which they read to refuse. */
 static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
@@ -453,9 +413,7 @@ static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
 	static const struct config_unread u = {.sections = sections, .read = read};
 	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, &u,
 			"synthetic traffic on the flit model");
-	cli_warn_unread_router(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
-	run_warn_unread_tclass(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
-	run_warn_unread_sim(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
+	cli_warn_unread_synthetic(o->cmd, o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets);
 }
 
 /* max_samples below warmup_periods: BookSim counts warm-up periods in

@@ -373,8 +373,9 @@ int cli_stdout_finish(int rc, int early_errno)
 	return rc == CLI_USAGE ? rc : CLI_FAIL;
 }
 
-void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
-		     const struct config_unread *u, const char *why)
+/* cli_warn_unread, naming `reader` as what does not read the key. */
+static void cli_warn_unread_by(const char *cmd, const char *reader, const struct config *cfg,
+			       const char *const *sets, size_t n_sets, const struct config_unread *u, const char *why)
 {
 	for (size_t i = 0; i < n_sets; i++) {
 		const char *kv = sets[i];
@@ -393,8 +394,14 @@ void cli_warn_unread(const char *cmd, const struct config *cfg, const char *cons
 		fprintf(stderr, "netloom %s: warning: -s ", cmd);
 		nl_fputs_one_line(kv, stderr);
 		fprintf(stderr, ": key '%s' of [%s] is not read by %s (%s); it has no effect\n", key, t->section,
-			cmd, why);
+			reader, why);
 	}
+}
+
+void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
+		     const struct config_unread *u, const char *why)
+{
+	cli_warn_unread_by(cmd, cmd, cfg, sets, n_sets, u, why);
 }
 
 /* Append the NULL-terminated names to list (of cap entries, *n used,
@@ -443,7 +450,9 @@ static void cli_warn_route_noop(const char *cmd, const struct config *cfg)
 	}
 }
 
-void cli_warn_unread_router(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+/* cli_warn_unread_router, naming `reader`. */
+static void cli_warn_unread_router_by(const char *cmd, const char *reader, const struct config *cfg,
+				      const char *const *sets, size_t n_sets)
 {
 	cli_warn_route_noop(cmd, cfg);
 	struct router_cfg rc;
@@ -453,15 +462,70 @@ void cli_warn_unread_router(const char *cmd, const struct config *cfg, const cha
 	if (rc.routing_delay != 0) {
 		static const char *const keys[] = {"lookahead_decide", NULL};
 		const struct config_unread u = {.keys = keys};
-		cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without routing_delay = 0");
+		cli_warn_unread_by(cmd, reader, cfg, sets, n_sets, &u, "without routing_delay = 0");
 	}
 	/* '-s alloc_iters=3' under separable allocators changed nothing,
 	 * silently: only iSLIP iterates (emu/net/alloc.c). */
 	if (rc.vc_allocator != NET_ALLOC_ISLIP && rc.sw_allocator != NET_ALLOC_ISLIP) {
 		static const char *const keys[] = {"alloc_iters", NULL};
 		const struct config_unread u = {.keys = keys};
-		cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without vc_allocator or sw_allocator = islip");
+		cli_warn_unread_by(cmd, reader, cfg, sets, n_sets, &u, "without vc_allocator or sw_allocator = islip");
 	}
+}
+
+void cli_warn_unread_router(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	cli_warn_unread_router_by(cmd, cmd, cfg, sets, n_sets);
+}
+
+/* '-s traffic_class=dest' picks a packet's class among [router]
+ * traffic_classes: with one class (the default) it changed nothing,
+ * silently. */
+static void cli_warn_unread_tclass(const char *cmd, const char *reader, const struct config *cfg,
+				   const char *const *sets, size_t n_sets)
+{
+	struct router_cfg rc;
+	struct nl_err ignored = {0};
+	if (config_bind(cfg, &net_router_table, &rc, &ignored) < 0 || rc.traffic_classes > 1)
+		return;
+	static const char *const keys[] = {"traffic_class", NULL};
+	const struct config_unread u = {.keys = keys};
+	cli_warn_unread_by(cmd, reader, cfg, sets, n_sets, &u, "without traffic_classes > 1");
+}
+
+/* [simulation] keys a point's phases leave unread (docs/engine.md,
+ * Experiments): the warm-up thresholds end a warm-up of warmup_periods =
+ * 0 only, and a throughput point checks no latency (experiment.c).
+ * '-s warmup_thres=0.2' under the default warmup_periods = 3 changed
+ * nothing, silently. */
+static void cli_warn_unread_sim(const char *cmd, const char *reader, const struct config *cfg,
+				const char *const *sets, size_t n_sets)
+{
+	struct sim_cfg sc;
+	struct nl_err ignored = {0};
+	if (config_bind(cfg, &net_sim_table, &sc, &ignored) < 0)
+		return;
+	const bool throughput = sc.sim_type != 0;
+	if (sc.warmup_periods != 0) {
+		static const char *const keys[] = {"warmup_thres", "acc_warmup_thres", NULL};
+		const struct config_unread u = {.keys = keys};
+		cli_warn_unread_by(cmd, reader, cfg, sets, n_sets, &u, "without warmup_periods = 0");
+	}
+	if (throughput) {
+		/* warmup_thres only where the warm-up rule above left it read. */
+		static const char *const keys[] = {"latency_thres", "stopping_thres", NULL};
+		static const char *const keys_wt[] = {"latency_thres", "stopping_thres", "warmup_thres", NULL};
+		const struct config_unread u = {.keys = sc.warmup_periods != 0 ? keys : keys_wt};
+		cli_warn_unread_by(cmd, reader, cfg, sets, n_sets, &u, "with sim_type = throughput");
+	}
+}
+
+void cli_warn_unread_synthetic(const char *cmd, const char *reader, const struct config *cfg,
+			       const char *const *sets, size_t n_sets)
+{
+	cli_warn_unread_router_by(cmd, reader, cfg, sets, n_sets);
+	cli_warn_unread_tclass(cmd, reader, cfg, sets, n_sets);
+	cli_warn_unread_sim(cmd, reader, cfg, sets, n_sets);
 }
 
 /* Whether `policy` draws from placement_seed (place_ops.uses_seed;

@@ -463,6 +463,63 @@ def case_unread_keys():
         eq("keys from a file: the same results", p.stdout, plain)
 
 
+def case_config_unread_keys():
+    # config printed none of the warnings run and sweep print of what they
+    # would leave unread ('netloom config -s topology=mesh:k=4x4 -s
+    # routing_function=dor:dateline=0' said nothing, status 0). Now
+    # --dump, --json and --check print them on stderr, naming run and
+    # sweep as what does not read the key; stdout stays the configuration
+    # (or --check's one line) alone. --keys reads no configuration.
+    def unread(kv, section, why):
+        return (f"netloom config: warning: -s {kv}: key '{kv.split('=')[0]}' of [{section}] is not read by run or "
+                f"sweep ({why}); it has no effect")
+    torus = ("-s", "topology=torus:k=4x4")
+    sep = ("-s", "vc_allocator=separable_input_first", "-s", "sw_allocator=separable_output_first")
+    cases = (
+        (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=0"),
+         ["netloom config: warning: routing function 'dor:dateline=0' on topology 'mesh': dateline=0 does nothing "
+          "here: datelines split a torus ring's VCs, and this network has no ring"]),
+        ((*torus, "-s", "lookahead_decide=upstream"),
+         [unread("lookahead_decide=upstream", "router", "without routing_delay = 0")]),
+        ((*torus, *sep, "-s", "alloc_iters=3"),
+         [unread("alloc_iters=3", "router", "without vc_allocator or sw_allocator = islip")]),
+        ((*torus, "-s", "traffic_class=dest"), [unread("traffic_class=dest", "traffic", "without traffic_classes > 1")]),
+        ((*torus, "-s", "warmup_thres=0.2"), [unread("warmup_thres=0.2", "simulation", "without warmup_periods = 0")]),
+        ((*torus, "-s", "sim_type=throughput", "-s", "latency_thres=100"),
+         [unread("latency_thres=100", "simulation", "with sim_type = throughput")]),
+        # Where the key is read: no warning (--check's one-cycle keys
+        # set warmup_periods after the warnings, not before).
+        (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=1"), []),
+        ((*torus, "-s", "lookahead_decide=upstream", "-s", "routing_delay=0"), []),
+        ((*torus, "-s", "vc_allocator=separable_input_first", "-s", "alloc_iters=3"), []),
+        ((*torus, "-s", "traffic_class=dest", "-s", "traffic_classes=2"), []),
+        ((*torus, "-s", "warmup_thres=0.2", "-s", "warmup_periods=0"), []),
+    )
+    for args, want in cases:
+        for mode in ("--dump", "--json", "--check"):
+            p = run("config", mode, *args)
+            eq(f"config {mode} {' '.join(args)}: stderr", p.stderr.decode().splitlines(), want)
+            out = p.stdout.decode()
+            check(f"config {mode}: stdout holds no warning: {out!r}", "warning" not in out)
+            if mode == "--json":
+                json.loads(out)
+            elif mode == "--check":
+                check(f"config --check: one line: {out!r}", out.startswith("runs: ") and out.count("\n") == 1)
+            else:
+                check(f"config --dump: the INI: {out[:40]!r}", out.startswith("[network]\n"))
+    # A routing spec's no-op from a file is warned of, as run does; a
+    # file's other keys are not (one file serves every command).
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "sys.ini")
+        write(path, "[network]\ntopology = mesh:k=4x4\nrouting_function = dor:dateline=0\n[router]\n"
+                    "vc_allocator = separable_input_first\nsw_allocator = separable_input_first\nalloc_iters = 3\n")
+        for cmd in ("run", "config"):
+            p = run(cmd, "-c", path, *(("-s", "sample_period=100") if cmd == "run" else ()))
+            eq(f"{cmd} -c: stderr", p.stderr.decode().splitlines(), [
+                f"netloom {cmd}: warning: routing function 'dor:dateline=0' on topology 'mesh': dateline=0 does "
+                "nothing here: datelines split a torus ring's VCs, and this network has no ring"])
+
+
 def case_booksim_invalid_values():
     # Values netloom does not accept are named like unmappable keys and
     # left out, so the INI written always loads.
