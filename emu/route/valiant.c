@@ -1,5 +1,6 @@
 /* valiant: Valiant's randomised routing on meshes, tori and the HyperX
- * family, "valiant".
+ * family (every family publishing the HyperX view: hyperx, flatfly, full,
+ * hypercube), "valiant".
  *
  * Valiant & Brebner (1981); Dally & Towles §14.1. Each packet goes by
  * dimension order to an intermediate router chosen uniformly at random
@@ -10,14 +11,15 @@
  * is dimension-order routing on its own VC classes (see dor.c), and phase
  * 0 only ever waits on phase 0 or phase 1 channels, never the reverse.
  *
- * On the HyperX and the flattened butterfly (seed 001 §3.3: "routes all
- * packets through an intermediate node chosen at random with uniform
- * probability") each phase is dimension-order routing (lowest offset
- * dimension first, the least occupied trunk when links are trunked) and
- * the VCs are split in two by phase (num_vcs even: seed 001 §4.1's 6 VCs
- * give 3 per phase; the paper does not say how Valiant uses its 3 sets of
- * 2); each half is acyclic (one hop per dimension, increasing) and phase
- * 0 only waits on phase 1.
+ * On the HyperX family (seed 001 §3.3: "routes all packets through an
+ * intermediate node chosen at random with uniform probability") each
+ * phase is dimension-order routing (lowest offset dimension first, the
+ * least occupied trunk when links are trunked) and the VCs are split in
+ * two by phase (num_vcs even: seed 001 §4.1's 6 VCs give 3 per phase; the
+ * paper does not say how Valiant uses its 3 sets of 2); each half is
+ * acyclic (one hop per dimension, increasing) and phase 0 only waits on
+ * phase 1. A full graph is that HyperX with L = 1 (at most 2 hops); on a
+ * hypercube (S = 2) each phase is bit fixing, lowest bit first.
  *
  * `shortcut = 1` is BookSim2's valiant_flatfly (flatfly_onchip.cpp): a
  * packet that reaches its destination router on the way to the
@@ -36,7 +38,8 @@
 #include "route/route_internal.h"
 #include "topo/topo.h"
 
-static const char *const valiant_families[] = {"torus", "mesh", "hyperx", "flatfly", NULL};
+/* Tori and meshes by name; the HyperX family by its view (topo_views). */
+static const char *const valiant_families[] = {"torus", "mesh", NULL};
 
 struct valiant_params {
 	int64_t shortcut; /* 1: phase 1 also starts at the destination router */
@@ -143,6 +146,7 @@ const struct route_ops route_valiant_ops = {
 	.params_size = sizeof(struct valiant_params),
 	.state_size = sizeof(struct valiant_state),
 	.families = valiant_families,
+	.topo_views = TOPO_VIEW_HYPERX,
 	.is_deterministic = false,
 	.init = valiant_init,
 	.inject = valiant_inject,

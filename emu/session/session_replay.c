@@ -150,9 +150,10 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 
 /* The family's default minimal routing, so one command compares
  * families: dor on the families it runs on (tori, meshes), else the first
- * function that runs on any topology (min). Not simply the registry's
- * first match: valiant (registered before min) runs on HyperX and
- * flattened butterflies, and non-minimal routing is no one's default. */
+ * function that runs on any topology (min: neither families nor
+ * topo_views). Not simply the registry's first match: valiant (registered
+ * before min) runs on the HyperX family, and non-minimal routing is no
+ * one's default. */
 static const char *session_pick_routing_family(const char *family)
 {
 	const struct route_ops *dor = route_find("dor", NULL);
@@ -162,7 +163,7 @@ static const char *session_pick_routing_family(const char *family)
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);
 	for (size_t i = 0; i < n; i++)
-		if (!all[i]->families)
+		if (!all[i]->families && !all[i]->topo_views)
 			return all[i]->name;
 	return NULL;
 }

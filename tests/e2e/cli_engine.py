@@ -1779,17 +1779,20 @@ def case_routing_spec():
 
 
 def case_hyperx_view_families():
-    # minad, dal, closad and xyyx read the HyperX view, which full (a
-    # HyperX with L = 1) and hypercube (S = 2 in every dimension) publish
-    # too; they were refused there: "netloom run: -s: routing function
-    # 'dal' does not run on topology 'hypercube' (it supports: hyperx,
-    # flatfly); ...". At offered 0.9, on uniform traffic and two
+    # minad, dal, closad, xyyx and valiant read the HyperX view, which full
+    # (a HyperX with L = 1) and hypercube (S = 2 in every dimension)
+    # publish too; they were refused there: "netloom run: -s: routing
+    # function 'dal' does not run on topology 'hypercube' (it supports:
+    # hyperx, flatfly); ...". At offered 0.9, on uniform traffic and two
     # permutations, every run completes without deadlock, and a second run
     # with the same seed writes the same JSON, byte for byte. On the
     # hypercube bitcomp sends every packet 4 hops away: the minimal
-    # functions take exactly 4.
+    # functions take exactly 4, and so does valiant, whose bit fixing to a
+    # random router i and on to the complement b of the source a takes
+    # popcount(a ^ i) + popcount(i ^ b) = 4 hops. On the full graph
+    # valiant takes at most 2 hops (histogram: 0, 1, 2).
     for topo in ("hypercube:n=4", "full:n=8"):
-        for rf in ("minad", "dal", "closad", "xyyx"):
+        for rf in ("minad", "dal", "closad", "xyyx", "valiant"):
             for traffic in ("uniform", "bitcomp", "transpose"):
                 args = ("run", "-s", f"topology={topo}", "-s", f"routing_function={rf}", "-s", "num_vcs=4",
                         "-s", "vc_allocator=separable_input_first", "-s", "injection_rate=0.9",
@@ -1801,11 +1804,17 @@ def case_hyperx_view_families():
                 check(f"{what}: packets delivered", res["throughput"]["accepted"] > 0.5)
                 if topo.startswith("hypercube") and traffic == "bitcomp" and rf != "closad":
                     eq(f"{what}: hops", res["hops"]["mean"], 4.0)
+                if topo.startswith("full") and rf == "valiant":
+                    eq(f"{what}: hop histogram length", len(res["hops"]["histogram"]), 3)
                 eq(f"{what}: the same JSON with the same seed", run(*args, timeout=60).stdout, first)
     # The refusal elsewhere lists every family with the view.
     p = run("run", "-s", "topology=torus:k=4x4", "-s", "routing_function=dal", code=2)
     one_line_error(p, "netloom run: -s: routing function 'dal' does not run on topology 'torus' "
                       "(it supports: full, hypercube, hyperx, flatfly); set routing_function to one that does: ")
+    p = run("run", "-s", "topology=fattree:k=4,n=2", "-s", "routing_function=valiant", code=2)
+    one_line_error(p, "netloom run: -s: routing function 'valiant' does not run on topology 'fattree' "
+                      "(it supports: torus, mesh, full, hypercube, hyperx, flatfly); set routing_function to one "
+                      "that does: ")
 
 
 def case_booksim_key_entries():

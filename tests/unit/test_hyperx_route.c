@@ -12,7 +12,9 @@
  *  - Valiant goes by dimension order to its intermediate, then to the
  *    destination, each phase on its half of the VCs; with shortcut = 1
  *    (BookSim2's valiant_flatfly) a packet that meets its destination
- *    router on the way to the intermediate ejects there;
+ *    router on the way to the intermediate ejects there; on a full graph
+ *    (L = 1) in at most 2 hops, on a hypercube fixing the lowest
+ *    differing bit first;
  *  - swap2 on a HyperX is a permutation moving each endpoint by S/2 in
  *    dimension 0 (even) or 1 (odd);
  *  - minad, dal, closad and xyyx run on every family publishing the HyperX
@@ -481,9 +483,20 @@ static void test_closad_queue_routed(void)
 	topo_free(t);
 }
 
+/* The lowest dimension in which routers a and b differ (the view's
+ * coordinates), -1 when a == b. */
+static int lowest_offset(const struct topo_hyperx *h, uint32_t a, uint32_t b)
+{
+	for (int d = 0; d < h->L; d++)
+		if (h->coord[a * (uint32_t)h->L + d] != h->coord[b * (uint32_t)h->L + d])
+			return d;
+	return -1;
+}
+
 /* Walk a Valiant packet from router a to b through intermediate i; the
- * hop count, or -1 when a hop breaks the rules (not dimension order
- * toward the phase's target, a VC outside the phase's half). */
+ * hop count, or -1 when a hop breaks the rules (not the lowest offset
+ * dimension toward the phase's target, on a hypercube not the flip of
+ * the lowest differing bit, a VC outside the phase's half). */
 static int valiant_walk(const struct topo *t, const struct route *r, uint32_t a, uint32_t b, uint32_t i,
 			const struct route_view *v)
 {
@@ -496,23 +509,32 @@ static int valiant_walk(const struct topo *t, const struct route *r, uint32_t a,
 			return -1;
 		if (c.port >= h->term_base)
 			return at == b ? hops : -1;
-		uint32_t target = p.phase ? b : i, want;
-		if (topo_min_ports(t, at, target, 0, &want, 1) < 1 || port_dim(h, c.port) != port_dim(h, want))
+		uint32_t target = p.phase ? b : i;
+		if (port_dim(h, c.port) != lowest_offset(h, at, target))
 			return -1;
 		if (c.vc_lo != (p.phase ? m : 0) || c.vc_hi != (p.phase ? 2 * m - 1 : m - 1))
 			return -1;
-		uint32_t next = across(t, at, c.port);
+		uint32_t next = across(t, at, c.port), diff = at ^ target;
+		if (topo_hypercube_of(t) && next != (at ^ (diff & (0u - diff))))
+			return -1;
 		in_port = t->peer[t->port_base[at] + c.port] - t->port_base[next];
 		at = next;
 	}
 	return -1;
 }
 
-static void test_valiant_shortcut(void)
+/* Every (source, destination, intermediate) triple of routers on `topo`:
+ * plain valiant walks dimension order to the intermediate, then to the
+ * destination (hops: the two offset-dimension counts); shortcut = 1 walks
+ * the same path cut at its first visit to the destination. Returns the
+ * walks the shortcut shortened. */
+static uint32_t valiant_walk_all(const char *topo)
 {
 	struct topo *t = NULL;
 	struct nl_err e = {0};
-	CHECK_OK(topo_new("hyperx:s=4x3x3,t=1", &t, &e), &e);
+	CHECK_OK(topo_new(topo, &t, &e), &e);
+	if (!t)
+		return 0;
 	const struct topo_hyperx *h = topo_hyperx_of(t);
 	uint32_t np = topo_router_ports(t, 0), V = 4;
 	uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
@@ -520,14 +542,12 @@ static void test_valiant_shortcut(void)
 	struct route *plain = NULL, *cut = NULL;
 	CHECK_OK(route_new("valiant", t, V, &plain, &e), &e);
 	CHECK_OK(route_new("valiant:shortcut=1", t, V, &cut, &e), &e);
-	uint32_t walks = 0, bad = 0, shorter = 0;
-	for (uint32_t a = 0; a < t->n_routers; a++)
+	uint32_t walks = 0, bad = 0, shorter = 0, longest = 0;
+	for (uint32_t a = 0; a < t->n_routers && plain && cut; a++)
 		for (uint32_t b = 0; b < t->n_routers; b++)
 			for (uint32_t i = 0; i < t->n_routers; i++) {
 				int hp = valiant_walk(t, plain, a, b, i, &v), hc = valiant_walk(t, cut, a, b, i, &v);
 				walks++;
-				/* Without the shortcut: DOR a -> i, then i -> b. With it:
-				 * the same path cut at its first visit to b. */
 				uint32_t dai = 0, dib = 0, dab = 0;
 				for (int d = 0; d < h->L; d++) {
 					uint32_t ca = h->coord[a * (uint32_t)h->L + d], cb = h->coord[b * (uint32_t)h->L + d],
@@ -538,14 +558,39 @@ static void test_valiant_shortcut(void)
 				}
 				bad += hp != (int)(dai + dib) || hc < 0 || hc > hp || (hc < hp && hc != (int)dab);
 				shorter += hc >= 0 && hc < hp;
+				longest = hp > (int)longest ? (uint32_t)hp : longest;
 			}
-	printf("  valiant on hyperx:s=4x3x3: %u walks, %u wrong, %u shortened by the shortcut\n", walks, bad, shorter);
+	printf("  valiant on %s: %u walks, %u wrong, %u shortened by the shortcut, longest %u hops\n", topo, walks, bad,
+	       shorter, longest);
+	CHECK_UINT(walks, ==, t->n_routers * t->n_routers * t->n_routers);
 	CHECK_UINT(bad, ==, 0);
-	CHECK_UINT(shorter, >, 0);
+	CHECK_UINT(longest, ==, 2 * (uint32_t)h->L);
 	route_free(plain);
 	route_free(cut);
 	free(occ);
 	topo_free(t);
+	return shorter;
+}
+
+static void test_valiant_shortcut(void)
+{
+	CHECK_UINT(valiant_walk_all("hyperx:s=4x3x3,t=1"), >, 0);
+}
+
+/* valiant on the families that publish the HyperX view without being
+ * named hyperx or flatfly (it was refused there: "routing function
+ * 'valiant' does not run on topology 'hypercube' (it supports: torus,
+ * mesh, hyperx, flatfly)"). On a full graph (L = 1) a packet takes at
+ * most 2 hops, and the shortcut shortens exactly the n (n - 1) walks
+ * whose destination router is their source and whose intermediate is
+ * another router (the one hop to an intermediate never passes another
+ * router); on a hypercube each phase fixes the lowest differing bit
+ * first, and the path to the intermediate may cross the destination. */
+static void test_valiant_view_families(void)
+{
+	CHECK_UINT(valiant_walk_all("full:n=8"), ==, 8 * 7);
+	CHECK_UINT(valiant_walk_all("full:n=6,k=2"), ==, 6 * 5);
+	CHECK_UINT(valiant_walk_all("hypercube:n=4"), >, 0);
 }
 
 static void test_swap2_hyperx(void)
@@ -708,6 +753,7 @@ int main(void)
 	TEST_RUN(test_closad_choice);
 	TEST_RUN(test_closad_queue_routed);
 	TEST_RUN(test_valiant_shortcut);
+	TEST_RUN(test_valiant_view_families);
 	TEST_RUN(test_swap2_hyperx);
 	TEST_RUN(test_hyperx_view_families);
 	return test_done();

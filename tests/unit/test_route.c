@@ -184,7 +184,7 @@ static void test_registry_conformance(void)
 		{"xyyx:order=adaptive", 1, 2, 1},
 		{"flexmin:paths=all", 1, 1, 0},
 		{"lbr:n=2,m=2,redraw=0", 1, 12, 0},
-		{"valiant", 1, 4, 0},
+		{"valiant", 1, 6, 0},
 		{"closad", 1, 2, 1},
 		{"closad:threshold=-8", 1, 2, 1},
 		{"amin", 1, 1, 1},
@@ -493,6 +493,11 @@ static void test_valiant(void)
 {
 	CHECK(check_routing("torus:k=4x3", "valiant", 4, 0));
 	CHECK(check_routing("mesh:k=3x4", "valiant", 2, 0));
+	/* The HyperX view's families: each phase is dimension order on its
+	 * half of the VCs, acyclic through every intermediate. */
+	CHECK(check_routing("hypercube:n=4", "valiant", 2, 0));
+	CHECK(check_routing("full:n=8", "valiant", 2, 0));
+	CHECK(check_routing("full:n=6,k=2", "valiant", 2, 0));
 }
 
 static void test_min(void)
@@ -591,7 +596,8 @@ static void test_route_errors(void)
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("hypercube:n=3", &t, &e), &e);
 	CHECK_ERR(route_new("dor", t, 2, &r, &e), NL_EUNSUPPORTED, &e,
-		  "does not run on topology 'hypercube' (it supports: torus, mesh, cmesh); set routing_function to one that does: min");
+		  "does not run on topology 'hypercube' (it supports: torus, mesh, cmesh); set routing_function to one that does: "
+		  "valiant, min, ugal, xyyx, lbr, minad, closad, dal, duato, updown, updown_adaptive");
 	CHECK_ERR(route_new("min:select=hash", t, 2, &r, &e), NL_ECONFIG, &e, "needs num_vcs >= the diameter 3");
 	CHECK_ERR(route_new("min:select=best", t, 4, &r, &e), NL_EINVAL, &e, "expected one of first, hash, adaptive");
 	CHECK(r == NULL);
