@@ -81,16 +81,15 @@ static void route_list_append(char *buf, size_t cap, size_t *used, const char *s
 }
 
 /* The families ops runs on (not "any"), joined by sep into buf[cap]: those
- * it names, then those publishing one of its views, in registry order. */
+ * it names and those publishing one of its views, in one order, the
+ * topology registry's (`netloom topo list`). */
 static void route_families_join(const struct route_ops *ops, const char *sep, char *buf, size_t cap)
 {
 	size_t used = 0, n;
 	buf[0] = '\0';
-	for (size_t i = 0; ops->families && ops->families[i]; i++)
-		route_list_append(buf, cap, &used, sep, ops->families[i]);
 	const struct topo_ops *const *all = topo_list(&n);
 	for (size_t i = 0; i < n; i++)
-		if ((topo_family_views(all[i]) & ops->topo_views) && !route_names_family(ops, all[i]->name))
+		if (route_names_family(ops, all[i]->name) || (topo_family_views(all[i]) & ops->topo_views))
 			route_list_append(buf, cap, &used, sep, all[i]->name);
 }
 

@@ -314,7 +314,8 @@ struct route_ops {
 	size_t params_size;
 	size_t state_size;
 	/* Topology families it runs on (NULL-terminated) besides those of
-	 * topo_views; NULL with no topo_views: any graph. */
+	 * topo_views; NULL with no topo_views: any graph. Refusals and --help
+	 * list both kinds in the topology registry's order. */
 	const char *const *families;
 	/* Family views (TOPO_VIEW_*, topo/topo.h) compute reads: it runs on
 	 * every family that publishes one (topo_family_views), so that a

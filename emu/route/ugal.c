@@ -110,8 +110,11 @@ static const struct param_def ugal_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
-static const char *const ugal_families[] = {"torus", "mesh", "full", "hyperx", "hypercube", "foldedhypercube",
-					    "flatfly", "flex", "dragonfly", "slimfly", "equality", "ndt", NULL};
+/* By name the families with closed-form minimal next hops outside the
+ * HyperX family; that family (hyperx, flatfly, full, hypercube) by its
+ * view (topo_views), which gives the trunks. */
+static const char *const ugal_families[] = {"torus", "mesh", "foldedhypercube", "flex", "dragonfly", "slimfly",
+					    "equality", "ndt", NULL};
 
 /* Phases (route_pkt.phase). BookSim's dragonfly numbering: 0 towards the
  * intermediate, 1 minimal, 2 minimal after a global hop (booksim mode). */
@@ -694,6 +697,7 @@ const struct route_ops route_ugal_ops = {
 	.params_size = sizeof(struct ugal_params),
 	.state_size = sizeof(struct ugal_state),
 	.families = ugal_families,
+	.topo_views = TOPO_VIEW_HYPERX,
 	.is_deterministic = false,
 	.init = ugal_init,
 	.release = ugal_release,

@@ -618,6 +618,18 @@ static void test_route_errors(void)
 	CHECK(r->vcs_origin == NULL);
 	route_free(r);
 	topo_free(t);
+	/* A function's families, named or publishing a view it reads
+	 * (route_ops.topo_views), are listed in one order, the topology
+	 * registry's: ugal names torus ... ndt and reads the HyperX view of
+	 * full, hypercube, hyperx and flatfly; xyyx names mesh and cmesh. */
+	CHECK_OK(topo_new("fattree:k=4,n=2", &t, &e), &e);
+	CHECK_ERR(route_new("ugal", t, 4, &r, &e), NL_EUNSUPPORTED, &e,
+		  "routing function 'ugal' does not run on topology 'fattree' (it supports: torus, mesh, full, hypercube, "
+		  "foldedhypercube, hyperx, flatfly, flex, dragonfly, slimfly, equality, ndt); ");
+	CHECK_ERR(route_new("xyyx", t, 4, &r, &e), NL_EUNSUPPORTED, &e,
+		  "routing function 'xyyx' does not run on topology 'fattree' (it supports: mesh, full, hypercube, hyperx, "
+		  "flatfly, cmesh); ");
+	topo_free(t);
 }
 
 int main(void)
