@@ -1,7 +1,7 @@
 /* BookSim2's routing function names and netloom's spec for each.
  *
  * One table serves both readers of BookSim's names: `netloom config
- * --from-booksim` (emu/cli/cli_booksim.c) converts a routing_function on
+ * --from-booksim` (emu/cli/cli_booksim*.c) converts a routing_function on
  * its network, and route_find tells a BookSim user who typed BookSim's
  * name ('-s routing_function=dim_order') netloom's. Two copies drifted. */
 #include "route/route.h"
@@ -15,9 +15,9 @@
  * BookSim looks the function up as NAME_TOPOLOGY (routefunc.cpp), so a
  * name is only meaningful with its network. Specs whose algorithm is not
  * registered in this build are refused when the converted network is
- * built (cli_booksim.c's bs_check), not written. `function` is BookSim's C
- * function where its name differs from NAME_TOPOLOGY (a name a reader of
- * BookSim's source may type). */
+ * built (cli_booksim_spec.c's bs_check), not written. `function` is
+ * BookSim's C function where its name differs from NAME_TOPOLOGY (a name
+ * a reader of BookSim's source may type). */
 static const struct {
 	const char *network, *name, *spec, *function;
 } booksim_routes[] = {

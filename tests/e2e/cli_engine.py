@@ -1822,12 +1822,12 @@ def case_booksim_key_entries():
     # docs/configuration.md ('netloom config --from-booksim') says what it
     # becomes": every key the message names that way must have an entry
     # there, `KEY` or `KEY = VALUE` (sim_count had none, hidden behind
-    # "..."). The keys are BookSim's list in cli_booksim.c (bs_known).
+    # "..."). The keys are BookSim's list in cli_booksim_read.c (bs_known).
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    with open(os.path.join(root, "emu", "cli", "cli_booksim.c")) as f:
+    with open(os.path.join(root, "emu", "cli", "cli_booksim_read.c")) as f:
         src = f.read()
     known = re.findall(r'"([^"]+)"', re.search(r"bs_known\[\] = \{(.*?)NULL", src, re.S).group(1))
-    check(f"bs_known read from cli_booksim.c ({len(known)} keys)", len(known) > 100 and "sim_count" in known)
+    check(f"bs_known read from cli_booksim_read.c ({len(known)} keys)", len(known) > 100 and "sim_count" in known)
     with open(os.path.join(root, "docs", "configuration.md")) as f:
         doc = f.read()
     section = doc[doc.index("## `netloom config --from-booksim`"):]

@@ -63,8 +63,8 @@ for src in tests/fuzz/fuzz_*.c; do
 	driver) continue ;; # the suite's replay driver, not a target
 	import_otf2) [ $otf2 = yes ] || continue ;;
 	# The BookSim converter is the command line's (emu/cli), not the
-	# library's: its file is compiled into its target, as in tests/meson.build.
-	booksim) extra=(emu/cli/cli_booksim.c) ;;
+	# library's: its files are compiled into its target, as in tests/meson.build.
+	booksim) extra=(emu/cli/cli_booksim.c emu/cli/cli_booksim_read.c emu/cli/cli_booksim_spec.c) ;;
 	esac
 	"$CC" "${flags[@]}" -I"$lib" -o "$out/fuzz_$t" "$src" "${extra[@]}" "$lib/libnetloom.a" "${libs[@]}"
 	mkdir -p "$out/corpus/$t"

@@ -1,5 +1,5 @@
 /* Fuzz target: the BookSim2 converter (`netloom config --from-booksim`,
- * emu/cli/cli_booksim.c), the reader of a file users bring from another
+ * emu/cli/cli_booksim*.c), the reader of a file users bring from another
  * simulator. A refusal must have a message (the one-line error users see);
  * otherwise, whatever was named as unmappable, the INI written must load
  * (config_load_string over every session key), as the converter promises
