@@ -133,9 +133,13 @@ struct app_config {
 	char placement[PARAM_STR_MAX];
 	char placement_map[PARAM_STR_MAX]; /* the map policy's file */
 	int64_t placement_seed;
-	int64_t ranks_per_node;
+	int64_t ranks_per_node;   /* 1..APP_MAX_RANKS_PER_NODE */
 	int placement_inner;      /* enum place_inner: 0 linear, 1 round-robin */
 };
+
+/* The most ranks that share one endpoint: key ranks_per_node of a
+ * replay and of a workload's [job] alike. */
+#define APP_MAX_RANKS_PER_NODE 1048576
 
 /* The [replay] configuration table (keys: backend, eager_threshold,
  * rndv_protocol, cpu_factor, cpu_flops, coll_knomial_radix,

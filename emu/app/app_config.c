@@ -94,7 +94,7 @@ static const struct param_def app_keys[] = {
 	 "random-node, random-router, round-robin, packed, spread, map; docs/placement.md)", NULL},
 	{"placement_seed", PARAM_INT, offsetof(struct app_config, placement_seed), "1", 0, 9007199254740992.0,
 	 "seed of the random placement policies", NULL},
-	{"ranks_per_node", PARAM_INT, offsetof(struct app_config, ranks_per_node), "1", 1, 1048576,
+	{"ranks_per_node", PARAM_INT, offsetof(struct app_config, ranks_per_node), "1", 1, APP_MAX_RANKS_PER_NODE,
 	 "ranks sharing one endpoint under a placement policy", NULL},
 	{"placement_inner", PARAM_CHOICE, offsetof(struct app_config, placement_inner), "linear", 0, 0,
 	 "ranks onto the job's nodes: linear (ranks_per_node consecutive ranks per node) or round_robin",

@@ -201,8 +201,9 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		return 0;
 	}
 	if (!strcmp(key, "ranks_per_node")) {
-		if (!wl_u64(value, 1, 1u << 16, &u))
-			return wl_bad(x, section, key, value, "an integer 1..65536");
+		_Static_assert(APP_MAX_RANKS_PER_NODE == 1048576, "the range said below");
+		if (!wl_u64(value, 1, APP_MAX_RANKS_PER_NODE, &u))
+			return wl_bad(x, section, key, value, "an integer 1..1048576");
 		j->ranks_per_node = (uint32_t)u;
 		j->per_node_line = x->src.line;
 		return 0;

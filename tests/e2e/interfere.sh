@@ -333,7 +333,16 @@ bad() { # NAME CONTENT EXPECTED-MESSAGE
   [ ! -e "$dir/$1.json" ] || fail "bad $1: JSON written"
 }
 bad rpn $'[job A]\ntrace = a.nlt\nranks_per_node = two' \
-  "$dir/rpn.ini:3: [job A] key 'ranks_per_node': value 'two': expected an integer 1..65536"
+  "$dir/rpn.ini:3: [job A] key 'ranks_per_node': value 'two': expected an integer 1..1048576"
+bad rpn_big $'[job A]\ntrace = a.nlt\nranks_per_node = 1048577' \
+  "$dir/rpn_big.ini:3: [job A] key 'ranks_per_node': value '1048577': expected an integer 1..1048576"
+# The range is replay's key's: a job's 65537 was refused (1..65536) where
+# '-s ranks_per_node=65537' replayed.
+printf '[job S]\nsynthetic = ring\nranks = 4\nsteps = 2\nplacement = contiguous\nranks_per_node = 65537\n' > "$dir/rpnwide.ini"
+"$netloom" interfere "$dir/rpnwide.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/rpnwide.json" > /dev/null 2> "$dir/rpnwide.err" ||
+  fail "ranks_per_node = 65537 refused: $(cat "$dir/rpnwide.err")"
+expect_eq "ranks_per_node = 65537: every rank on endpoint 0" \
+  "$(json "$dir/rpnwide.json" 'd["results"]["jobs"][0]["endpoints"]')" "[0, 0, 0, 0]"
 bad policy $'[job A]\ntrace = a.nlt\nplacement = nearest' \
   "$dir/policy.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
