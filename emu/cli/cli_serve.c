@@ -86,8 +86,8 @@ static int cli_serve_jobs(const char *arg, uint32_t n_ranks, uint32_t **out, uin
 	}
 	if (sum != n_ranks) {
 		free(v);
-		return nl_errf(err, NL_ECONFIG, "--jobs: '%s': sizes sum to %llu ranks, expected --ranks %" PRIu32, arg, sum,
-			       n_ranks);
+		return nl_errf(err, NL_ECONFIG, "--jobs: '%s': sizes sum to %llu rank%s, expected --ranks %" PRIu32,
+			       arg, sum, sum == 1 ? "" : "s", n_ranks);
 	}
 	*out = v;
 	*n_out = n;
@@ -146,7 +146,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 				     path, lineno, line);
 		else if (i == n)
 			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": more than %" PRIu32
-				     " tokens, expected one per rank", path, lineno, n);
+				     " token%s, expected one per rank", path, lineno, n, n == 1 ? "" : "s");
 		else
 			t[i++] = v;
 	}
@@ -155,8 +155,8 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	if (!t)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	if (rc == 0 && i != n)
-		rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': %" PRIu32 " tokens, expected %" PRIu32 " (one per rank)",
-			     path, i, n);
+		rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': %" PRIu32 " token%s, expected %" PRIu32 " (one per rank)",
+			     path, i, i == 1 ? "" : "s", n);
 	if (rc < 0) {
 		free(t);
 		return rc;

@@ -1154,7 +1154,18 @@ def case_errors(d):
     tok = os.path.join(d, 'tok')
     open(tok, 'w').write('1\n')
     r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/y' % d)
-    expect(r.returncode == 2 and '1 tokens, expected 2' in r.stderr, 'tokens: %s' % r.stderr)
+    # A count of one is said in the singular ('1 tokens' before), here and
+    # in the two counts below.
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --tokens: '%s': 1 token, expected 2 (one per rank)\n"
+           % tok, 'tokens: %s' % r.stderr)
+    tok2 = os.path.join(d, 'tok2')
+    open(tok2, 'w').write('1\n2\n')
+    r = serve('--ranks', '1', '--tokens', tok2, '--listen', 'ipc://%s/y2' % d)
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --tokens: '%s' line 2: more than 1 token, expected one "
+           "per rank\n" % tok2, 'tokens, one too many: %s' % r.stderr)
+    r = serve('--ranks', '2', '--jobs', '1', '--listen', 'ipc://%s/j0' % d)
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --jobs: '1': sizes sum to 1 rank, expected --ranks 2\n",
+           'jobs sum of one: %s' % r.stderr)
     r = serve('--ranks', '8', '--jobs', '4,x', '--listen', 'ipc://%s/j1' % d)
     expect(r.returncode == 2 and "--jobs: '4,x': job 2 size 'x'" in r.stderr and r.stderr.count('\n') == 1,
            'jobs syntax: %s' % r.stderr)
