@@ -414,8 +414,9 @@ static char *dl_detail(const struct flitnet *n)
 			const struct fl_pools *pl = &fl_part_of_router(n, r)->pool;
 			const struct fl_pkt *pk = &pl->pkts[pl->runs[c->head].pkt];
 			used += (size_t)snprintf(rep + used, cap - used,
-						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u", r, p, v,
-						 dl_state_names[c->state], c->count, pk->rt.src_ep, pk->rt.dst_ep);
+						 "  router %u in-port %u VC %u: %s, %u flit%s, packet %u->%u", r, p, v,
+						 dl_state_names[c->state], c->count, c->count == 1 ? "" : "s", pk->rt.src_ep,
+						 pk->rt.dst_ep);
 			if (c->state == VC_VCALLOC && c->ncand) {
 				const struct route_cand *cd = fl_cands(n, iv);
 				uint32_t owner = n->ovc[(uint64_t)(t->port_base[r] + cd->port) * V + cd->vc_lo].owner;

@@ -2200,7 +2200,7 @@ def case_deadlock():
     eq("second line", lines[1], "deadlocked input VCs:")
     report = lines[2:]
     eq("one line per deadlocked VC", len(report), n_vcs)
-    vc_re = re.compile(r"  router (\d) in-port ([12]) VC 0: (vc_alloc|active), (\d+) flits, packet (\d)->(\d)"
+    vc_re = re.compile(r"  router (\d) in-port ([12]) VC 0: (vc_alloc|active), (\d+) flits?, packet (\d)->(\d)"
                        r"( waits for a VC 0\.\.0 on out-port 0 \(VC 0 held by in-port [12] VC 0\)"
                        r"| waits on out-port 0 VC 0 \(2/2 credits used\))")
     total = 0
@@ -2218,6 +2218,14 @@ def case_deadlock():
        (cycle, flits, n_vcs, "global"))
     check("no latency figures", "latency" not in r and "hops" not in r and "accepted" not in r["throughput"])
     eq("first waiting VC", (r["stuck"]["waiting"][0]["router"], r["stuck"]["waiting"][0]["out_port"]), (0, 0))
+    # A VC holding one flit says "1 flit" (it said "1 flits"): with
+    # 1-flit buffers every deadlocked VC holds one.
+    p = run("run", "-s", "topology=torus:k=4x4", "-s", "routing_function=min:classes=none", "-s", "num_vcs=1",
+            "-s", "vc_buf_size=1", "-s", "injection_rate=0.9", code=1)
+    report = p.stderr.decode().splitlines()[2:]
+    check(f"1-flit buffers: a report of VCs ({len(report)} lines)", len(report) > 1)
+    for line in report:
+        check(f"one flit, singular: {line!r}", re.match(r"  router \d+ in-port \d+ VC 0: \w+, 1 flit, packet ", line))
     # No false freeze: pipelined_stages = 1 with an internal speedup and a
     # multi-cycle VC or switch allocation granted one output VC to two
     # heads (an assertion in this debug build) and, with
