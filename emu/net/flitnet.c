@@ -571,8 +571,8 @@ static int fl_route_setup(struct flitnet *n, const struct net_cfg *nc, const str
 	rc_ = route_new_origin(nc->routing_function, n->topo, n->cls_w, &route_at, &n->route, err);
 	if (rc_ < 0 && n->n_cls > 1) { /* its "got N" counts one class's VCs */
 		const char *at = config_origin(sc->cfg, "traffic_classes");
-		nl_err_prefix(err, "%s%s[router] traffic_classes = %u leaves num_vcs / %u = %u VCs per class",
-			      at ? at : "", at ? ": " : "", n->n_cls, n->n_cls, n->cls_w);
+		nl_err_prefix(err, "%s%s[router] traffic_classes = %u leaves num_vcs / %u = %u VC%s per class",
+			      at ? at : "", at ? ": " : "", n->n_cls, n->n_cls, n->cls_w, n->cls_w == 1 ? "" : "s");
 	}
 	if (rc_ < 0)
 		return rc_;

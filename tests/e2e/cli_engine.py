@@ -1101,8 +1101,11 @@ def case_errors():
               "-s", "internal_speedup=17"),
              "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic_classes=2"),
-             "netloom run: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 1 VCs per class: routing function 'dor' on a "
+             "netloom run: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 1 VC per class: routing function 'dor' on a "
              "torus needs an even num_vcs >= 2 (two dateline classes), got 1"),
+            (("-s", "topology=torus:k=4x4", "-s", "num_vcs=4", "-s", "traffic_classes=2", "-s", "routing_function=valiant"),
+             "netloom run: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 2 VCs per class: routing function "
+             "'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 dateline classes), got 2"),
             # partitions and threads past the routers: 0 (automatic) is in
             # range too; where the key was set first, as read-time errors.
             (("-s", "topology=torus:k=4x4", "-s", "partitions=17"),
