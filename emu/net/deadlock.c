@@ -420,8 +420,14 @@ static char *dl_detail(const struct flitnet *n)
 			if (c->state == VC_VCALLOC && c->ncand) {
 				const struct route_cand *cd = fl_cands(n, iv);
 				uint32_t owner = n->ovc[(uint64_t)(t->port_base[r] + cd->port) * V + cd->vc_lo].owner;
-				used += (size_t)snprintf(rep + used, cap - used, " waits for a VC %u..%u on out-port %u",
-							 cd->vc_lo, cd->vc_hi, cd->port);
+				/* Worded as the first line's dl_fmt_wait: "a VC 0", not "a VC 0..0". */
+				if (cd->vc_lo == cd->vc_hi)
+					used += (size_t)snprintf(rep + used, cap - used, " waits for a VC %u on out-port %u",
+								 cd->vc_lo, cd->port);
+				else
+					used += (size_t)snprintf(rep + used, cap - used,
+								 " waits for a VC %u..%u on out-port %u", cd->vc_lo,
+								 cd->vc_hi, cd->port);
 				if (owner != FL_NONE)
 					used += (size_t)snprintf(rep + used, cap - used, " (VC %u held by in-port %u VC %u)",
 								 cd->vc_lo, owner / V, owner % V);

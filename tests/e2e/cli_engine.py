@@ -2204,7 +2204,7 @@ def case_deadlock():
     report = lines[2:]
     eq("one line per deadlocked VC", len(report), n_vcs)
     vc_re = re.compile(r"  router (\d) in-port ([12]) VC 0: (vc_alloc|active), (\d+) flits?, packet (\d)->(\d)"
-                       r"( waits for a VC 0\.\.0 on out-port 0 \(VC 0 held by in-port [12] VC 0\)"
+                       r"( waits for a VC 0 on out-port 0 \(VC 0 held by in-port [12] VC 0\)"
                        r"| waits on out-port 0 VC 0 \(2/2 credits used\))")
     total = 0
     for line in report:
@@ -2229,6 +2229,17 @@ def case_deadlock():
     check(f"1-flit buffers: a report of VCs ({len(report)} lines)", len(report) > 1)
     for line in report:
         check(f"one flit, singular: {line!r}", re.match(r"  router \d+ in-port \d+ VC 0: \w+, 1 flit, packet ", line))
+    # A one-VC range reads "a VC 0" in the per-VC lines as in the first
+    # line (they said "a VC 0..0" under a first line's "a VC 0").
+    first = p.stderr.decode().splitlines()[0]
+    m = re.search(r": (router \d+ in-port \d+ VC 0) waits for a VC 0 on out-port (\d+), ", first)
+    check(f"1-flit buffers: first line waits for a VC: {first!r}", m)
+    waits = [l for l in report if " waits for a VC " in l]
+    check("1-flit buffers: per-VC lines wait for a VC", waits)
+    for line in waits:
+        check(f"one-VC range: {line!r}", re.search(r" waits for a VC 0 on out-port \d+ \(", line))
+    check(f"per-VC line agrees with the first line ({m.group(1)})",
+          any(l.startswith(f"  {m.group(1)}: ") and f" waits for a VC 0 on out-port {m.group(2)} " in l for l in waits))
     # No false freeze: pipelined_stages = 1 with an internal speedup and a
     # multi-cycle VC or switch allocation granted one output VC to two
     # heads (an assertion in this debug build) and, with
@@ -2274,6 +2285,11 @@ def case_deadlock_flatfly():
         eq(f"{sim}: JSON agrees", (d["results"]["stuck"]["cycle"], d["results"]["stuck"]["flits"]),
            (int(m.group(1)), int(m.group(2))))
         eq(f"{sim}: reproducible wall_seconds", d["results"]["wall_seconds"], 0.0)
+        # Minimal routing without classes offers all 4 VCs: a range.
+        waits = [l for l in p.stderr.decode().splitlines()[2:] if " waits for a VC " in l]
+        check(f"{sim}: per-VC lines wait for a VC", waits)
+        for line in waits:
+            check(f"{sim}: several-VC range: {line!r}", re.search(r" waits for a VC 0\.\.3 on out-port \d+ ", line))
         # Same configuration, same report, byte for byte.
         q = run("run", *FLATFLY, "-s", "injection_rate=1.0", "-s", f"sim_type={sim}", "--json", "-",
                 "--reproducible", code=1)
