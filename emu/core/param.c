@@ -134,6 +134,19 @@ double param_strtod(const char *s, char **end)
 	return x == 0 ? 0.0 : x;
 }
 
+bool param_strtou_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	unsigned long long u = strtoull(s, &end, 10);
+	if (errno || *end || u < lo || u > hi)
+		return false;
+	*out = u;
+	return true;
+}
+
 static int param_parse_i64(const char *s, const char *end, int64_t *out)
 {
 	char buf[64];

@@ -109,6 +109,11 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
  * result (1e-320), which is the number read. */
 double param_strtod(const char *s, char **end);
 
+/* A whole unsigned decimal in lo..hi into *out: no sign, nothing after
+ * its digits (blanks before it are skipped, as strtoull skips them); the
+ * integers of study and workload files. false for anything else. */
+bool param_strtou_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+
 /* Apply all defaults (required parameters are left zeroed). */
 int param_defaults(const struct param_def *defs, void *out, const char *what, struct nl_err *err);
 

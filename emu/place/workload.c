@@ -99,19 +99,6 @@ static int wl_bad_job_key(struct wl_ctx *x, const char *section, const char *key
 	return wl_bad_key(x, section, key, value, expected, wl_job_keys, sizeof wl_job_keys / sizeof *wl_job_keys);
 }
 
-static bool wl_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	if (!*v || *v == '-' || *v == '+')
-		return false;
-	errno = 0;
-	unsigned long long u = strtoull(v, &end, 10);
-	if (errno || *end || u < lo || u > hi)
-		return false;
-	*out = u;
-	return true;
-}
-
 /* A seed: 0..2^53, the bound of a replay's key placement_seed
  * (app_config.c), so the JSON's placement_seed (a signed 64-bit integer)
  * holds it exactly, also for readers keeping numbers as doubles. Refused
@@ -119,7 +106,7 @@ static bool wl_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 static bool wl_seed(struct wl_ctx *x, const char *section, const char *key, const char *value, uint64_t *out)
 {
 	const uint64_t max = UINT64_C(1) << 53;
-	if (wl_u64(value, 0, max, out))
+	if (param_strtou_in(value, 0, max, out))
 		return true;
 	if (!*value || value[strspn(value, "0123456789")])
 		return wl_bad(x, section, key, value, "an unsigned integer");
@@ -202,7 +189,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	}
 	if (!strcmp(key, "ranks_per_node")) {
 		_Static_assert(APP_MAX_RANKS_PER_NODE == 1048576, "the range said below");
-		if (!wl_u64(value, 1, APP_MAX_RANKS_PER_NODE, &u))
+		if (!param_strtou_in(value, 1, APP_MAX_RANKS_PER_NODE, &u))
 			return wl_bad(x, section, key, value, "an integer 1..1048576");
 		j->ranks_per_node = (uint32_t)u;
 		j->per_node_line = x->src.line;
@@ -234,7 +221,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		return 0;
 	}
 	if (!strcmp(key, "repeat")) {
-		if (!wl_u64(value, 1, 1000000, &u))
+		if (!param_strtou_in(value, 1, 1000000, &u))
 			return wl_bad(x, section, key, value, "an integer 1..1000000 (times the trace runs back to back)");
 		j->repeat = (uint32_t)u;
 		return 0;
@@ -246,19 +233,19 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		return 0;
 	}
 	if (!strcmp(key, "ranks")) {
-		if (!wl_u64(value, 1, APP_JOBS_MAX_RANKS, &u))
+		if (!param_strtou_in(value, 1, APP_JOBS_MAX_RANKS, &u))
 			return wl_bad(x, section, key, value, "an integer 1..16777215 (the synthetic job's ranks)");
 		j->synth_ranks = (uint32_t)u;
 		return 0;
 	}
 	if (!strcmp(key, "bytes")) {
-		if (!wl_u64(value, 0, UINT64_C(1) << 40, &u))
+		if (!param_strtou_in(value, 0, UINT64_C(1) << 40, &u))
 			return wl_bad(x, section, key, value, "bytes per exchange, 0..2^40");
 		j->synth_bytes = u;
 		return 0;
 	}
 	if (!strcmp(key, "steps")) {
-		if (!wl_u64(value, 1, UINT32_MAX, &u))
+		if (!param_strtou_in(value, 1, UINT32_MAX, &u))
 			return wl_bad(x, section, key, value, "an integer 1..4294967295 (exchanges per rank)");
 		j->synth_steps = u;
 		return 0;

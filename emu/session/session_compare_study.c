@@ -2,7 +2,6 @@
  * [system NAME] and [workload NAME] sections read into struct cmp, each
  * problem kept as one line (cmp_problem) so that a user sees every
  * mistake of the file at once, not the first alone. */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -47,12 +46,8 @@ static char *cmp_path(const struct cmp *c, const char *v)
 
 static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	char *end;
-	if (!*v || *v == '-' || *v == '+')
-		return false;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (errno || *end || x < lo || x > hi)
+	uint64_t x;
+	if (!param_strtou_in(v, lo, hi, &x))
 		return false;
 	*out = (uint32_t)x;
 	return true;
