@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct topo;
+
 #define LBR_MAX_K 16          /* N + M */
 #define LBR_MAX_D 8           /* diameter: a Valiant path has at most 2D hops (VC classes) */
 #define LBR_MAX_ROUTERS 1024u /* per-pair tables are O(routers^2) */
@@ -23,15 +25,24 @@ struct lbr_state {
 	uint32_t diameter, max_hops, class_w;
 	bool redraw;
 	bool per_pair;           /* lambda_s T counted per pair (rate=pair), else per source */
-	uint64_t epoch;          /* updates so far (keys the path draws) */
+	uint64_t epoch;          /* snapshots so far: the one occ holds (keys the path draws) */
 	uint32_t *moff;          /* [n*n + 1] offsets into mports per (router, target) */
 	uint16_t *mports;        /* minimal next-hop local ports */
 	struct lbr_path *path;   /* [(src*n + dst)*K + k] */
 	uint32_t *ch;            /* [((src*n + dst)*K + k) * max_hops + i] global ports of the path */
 	uint32_t *cum;           /* [(src*n + dst)*K + k] cumulative alpha x LBR_ONE */
-	uint32_t *count;         /* [src*n + dst] packets injected since the last update (lambda_s T) */
-	uint32_t *occ;           /* [global port] snapshot scratch */
+	uint64_t *pair_epoch;    /* [src*n + dst] the snapshot path, ch and cum were computed for */
+	uint32_t *count;         /* [src*n + dst] packets injected since then (lambda_s T, rate=pair) */
+	uint64_t *src_epoch;     /* [src] the interval src_count counts */
+	uint32_t *src_count;     /* [src] packets injected in snapshot interval src_epoch */
+	uint32_t *src_prev;      /* [src] packets injected in interval src_epoch - 1 (rate=source) */
+	uint32_t *occ;           /* [global port] channel queues at snapshot `epoch` */
 };
+
+/* Brings pair (src, dst)'s paths and cumulative alphas up to the last
+ * snapshot (lbr.c computes them lazily, at the pair's next packet);
+ * lbr_inject calls it, the unit test too before reading them. */
+void lbr_pair_current(const struct topo *t, struct lbr_state *s, uint32_t src, uint32_t dst);
 
 /* eqs. 9-10 with the repeated removal of lbr.c's header: alpha[k] for K
  * paths of queue lengths q[] when L = lambda_s T packets are expected

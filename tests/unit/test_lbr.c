@@ -209,6 +209,7 @@ static void test_lbr_snapshot_to_injection(void)
 	}
 	r->ops->snapshot(r, &gv, 100);
 	free(occ);
+	lbr_pair_current(t, s, src, dst);
 	for (uint32_t k = 0; k < s->K; k++) {
 		double lo = k ? s->cum[base + k - 1] : 0, w = (s->cum[base + k] - lo) / (double)LBR_ONE;
 		CHECK_NEAR(w, k == busy_k ? 0.225 : 0.2583333333, 1e-6);
@@ -216,6 +217,93 @@ static void test_lbr_snapshot_to_injection(void)
 out:
 	route_free(r);
 	topo_free(t);
+}
+
+/* The alphas pair (src, dst) would get from its paths' queues in occ
+ * (global port x VC, n_vcs VCs each) and lambda_s T = c (0 read as 1). */
+static void lbr_expected(const struct lbr_state *s, uint32_t src, uint32_t dst,
+			 const uint16_t *occ, uint32_t n_vcs, uint32_t c, double *alpha)
+{
+	double q[LBR_MAX_K];
+	size_t base = ((size_t)src * s->n + dst) * s->K;
+	for (uint32_t k = 0; k < s->K; k++) {
+		q[k] = 0;
+		const uint32_t *ch = s->ch + (base + k) * s->max_hops;
+		for (uint32_t i = 0; i < s->path[base + k].n_ch; i++)
+			for (uint32_t v = 0; v < n_vcs; v++)
+				q[k] += occ[(size_t)ch[i] * n_vcs + v];
+	}
+	lbr_alphas(q, s->K, c ? c : 1, alpha);
+}
+
+static void check_pair_alphas(const struct lbr_state *s, uint32_t src, uint32_t dst, const double *want)
+{
+	size_t base = ((size_t)src * s->n + dst) * s->K;
+	for (uint32_t k = 0; k < s->K; k++) {
+		double lo = k ? s->cum[base + k - 1] : 0, w = (s->cum[base + k] - lo) / (double)LBR_ONE;
+		CHECK_NEAR(w, want[k], 1e-6);
+	}
+}
+
+/* A pair is brought up to the last snapshot at its next packet: lambda_s
+ * T is the count of the interval that snapshot closed, not of an older
+ * one, however many snapshots passed without a packet of the pair (or,
+ * with rate=source, of its source); the queues are the last snapshot's. */
+static void test_lbr_lazy_pairs(void)
+{
+	for (int per_source = 0; per_source < 2; per_source++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new("flex:nx=4,ny=4,nz=3,p=1", &t, &e), &e);
+		CHECK_OK(route_new(per_source ? "lbr:redraw=0,t=50,rate=source" : "lbr:redraw=0,t=50", t, 4, &r, &e),
+			 &e);
+		if (!r) {
+			topo_free(t);
+			return;
+		}
+		struct lbr_state *s = r->state;
+		const uint32_t V = r->n_vcs, src = 0, dst = 5, other = 9;
+		uint16_t *occ = calloc((size_t)t->n_ports * V, sizeof *occ);
+		for (uint32_t g = 0; g < t->n_ports; g++)
+			occ[(size_t)g * V] = (uint16_t)(g * 7 % 23);
+		struct route_view gv = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = V, .gocc_base = occ};
+		struct rng g;
+		rng_init(&g, 9, 0, 0);
+		double want[LBR_MAX_K];
+		uint8_t lo, hi;
+		struct route_pkt pk;
+#define SEND(D, COUNT)                                                                                    \
+	for (int i_ = 0; i_ < (COUNT); i_++) {                                                            \
+		pk = (struct route_pkt){.src_ep = topo_router_ep(t, src), .dst_router = (D), .dst_ep = (D)}; \
+		r->ops->inject(r, &pk, &g, &lo, &hi);                                                     \
+	}
+		SEND(dst, 30);
+		SEND(other, 11);
+		r->ops->snapshot(r, &gv, 50); /* closes an interval of 30 (pair), 41 (source) */
+		lbr_pair_current(t, s, src, dst);
+		lbr_expected(s, src, dst, occ, V, per_source ? 41 : 30, want);
+		check_pair_alphas(s, src, dst, want);
+		SEND(dst, 17);
+		SEND(other, 4);
+		r->ops->snapshot(r, &gv, 100);
+		for (uint32_t i = 0; i < t->n_ports; i++)
+			occ[(size_t)i * V] = (uint16_t)(i * 5 % 31);
+		r->ops->snapshot(r, &gv, 150); /* the interval it closes had no packet */
+		lbr_pair_current(t, s, src, dst);
+		lbr_expected(s, src, dst, occ, V, 0, want);
+		check_pair_alphas(s, src, dst, want);
+		/* Another pair of the source only: rate=source counts it. */
+		SEND(other, 25);
+		r->ops->snapshot(r, &gv, 200);
+		lbr_pair_current(t, s, src, dst);
+		lbr_expected(s, src, dst, occ, V, per_source ? 25 : 0, want);
+		check_pair_alphas(s, src, dst, want);
+#undef SEND
+		free(occ);
+		route_free(r);
+		topo_free(t);
+	}
 }
 
 /* Configuration errors name the rule. */
@@ -328,6 +416,7 @@ int main(void)
 	TEST_RUN(test_lbr_alphas_by_hand);
 	TEST_RUN(test_lbr_alphas_lemma1);
 	TEST_RUN(test_lbr_snapshot_to_injection);
+	TEST_RUN(test_lbr_lazy_pairs);
 	TEST_RUN(test_lbr_errors);
 	TEST_RUN(test_flexmin_alg1);
 	TEST_RUN(test_lbr_determinism);
