@@ -2,8 +2,9 @@
  *
  * The recorder is a preloaded library whose entry points are the MPI_*
  * functions themselves, so its state is necessarily one process-wide
- * object (struct rec_state, in record.c); every other file reaches it
- * through the functions below. Invariant: while rec.is_active, every
+ * object (struct rec_state rec, defined in record.c and filled at MPI_Init
+ * by record_init.c, the two files that touch it); every other file
+ * reaches it through the functions below. Invariant: while rec.is_active, every
  * recorded call appends (compute gap, call) to this rank's stream, and the
  * first failure turns recording off for good (one line on stderr), never
  * the application.
@@ -12,6 +13,7 @@
 #ifndef NETLOOM_TRACES_RECORD_INTERNAL_H
 #define NETLOOM_TRACES_RECORD_INTERNAL_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,6 +114,68 @@ void rec_probe_end(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, int
 void rec_mprobe_teardown(void);
 
 /* --- core (record.c) ------------------------------------------------------ */
+
+#define REC_STR_MAX 4096
+#define REC_POLL_REQS_MAX 64 /* longer request lists are never folded */
+
+/* The recorder's process-wide state: rec, below. */
+struct rec_state {
+	bool is_enabled;        /* MPI_Init set us up; MPI_Finalize must assemble */
+	bool is_active;         /* recording; false for good after a failure */
+	bool is_sink_open;      /* the stream file exists and is ours */
+	int depth;              /* >0 inside a recorded call: nested MPI calls pass through */
+	int rank, size;         /* in MPI_COMM_WORLD */
+	MPI_Comm priv;          /* private dup of world: finalize traffic only */
+	MPI_Group world_group;
+	uint64_t t0_ns;         /* CLOCK_MONOTONIC when PMPI_Init returned */
+	uint64_t last_end_ps;   /* end of the previous recorded call */
+	uint64_t last_end_cpu_ns; /* thread CPU time at that end */
+	uint32_t hosts, ranks_per_host, cores_per_host; /* where the ranks run (MPI_Init) */
+	bool is_cpu_time;       /* compute ops carry CPU time (NETLOOM_TRACE_CPU) */
+	uint64_t start_unix;    /* rank 0's wall clock at MPI_Init, s */
+	uint64_t unsup[REC_UNSUP__COUNT];
+	bool is_writing;        /* inside the recorded window (NETLOOM_TRACE_START_BARRIER) */
+	uint64_t start_barrier; /* world barriers to skip; 0 = record from MPI_Init */
+	uint64_t n_world_barriers; /* MPI_Barrier(MPI_COMM_WORLD) calls returned so far */
+	bool is_fold_polls;     /* NETLOOM_TRACE_POLLS=fold */
+	bool is_poll_armed;     /* the last op written was an unsuccessful poll */
+	struct trace_op poll;   /* that poll (reqs copied to poll_reqs) */
+	uint32_t poll_reqs[REC_POLL_REQS_MAX];
+	uint64_t n_folded;      /* polls not written */
+	char out_path[PATH_MAX];
+	char out_shown[PATH_MAX]; /* out_path as given (NETLOOM_TRACE or the default name) */
+	char stream_path[PATH_MAX];
+	char application[256];
+	char command_line[REC_STR_MAX];
+	char machine[512];
+	char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
+	/* scratch, grown on demand */
+	uint64_t *counts[2];
+	size_t n_counts[2];
+	uint32_t *reqs;
+	size_t n_reqs;
+	MPI_Request *handles;
+	size_t n_handles;
+	int *ints;
+	size_t n_ints;
+	struct trace_op *ops;
+	size_t n_ops;
+};
+
+/* The one recorder state, defined in record.c. Extern, against STYLE.md's
+ * rule, because MPI_Init fills it in record_init.c (the run's facts, its
+ * paths and settings) and record.c records with it: the MPI_* entry points
+ * are the library's only way in, so there is no context to pass. No other
+ * file touches it. */
+extern struct rec_state rec;
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t rec_clock_ns(void);
+/* Open the recorded window (time zero now, the init op and the persistent
+ * requests still alive): at MPI_Init, or at the NETLOOM_TRACE_START_BARRIER-th
+ * world barrier. */
+void rec_window_open(void);
+
 
 /* Timestamp of a call's start, in ps since this rank's MPI_Init, and
  * whether the call is to be recorded at all (recording on, not nested in
