@@ -353,6 +353,7 @@ static void lbr_release(struct route *r)
 	free(s->src_epoch);
 	free(s->src_count);
 	free(s->src_prev);
+	free(s->src_active);
 	free(s->occ);
 	memset(s, 0, sizeof *s);
 }
@@ -398,9 +399,10 @@ static int lbr_init(struct route *r, struct nl_err *err)
 	s->src_epoch = calloc(s->n, sizeof *s->src_epoch);
 	s->src_count = calloc(s->n, sizeof *s->src_count);
 	s->src_prev = calloc(s->n, sizeof *s->src_prev);
+	s->src_active = calloc(s->n, sizeof *s->src_active);
 	s->occ = malloc((size_t)t->n_ports * sizeof *s->occ);
 	if (!s->path || !s->ch || !s->cum || !s->pair_epoch || !s->count || !s->src_epoch || !s->src_count ||
-	    !s->src_prev || !s->occ)
+	    !s->src_prev || !s->src_active || !s->occ)
 		return nl_errf(err, NL_ENOMEM, "routing function 'lbr': out of memory for %u routers x %u paths",
 			       s->n, s->K);
 	/* Snapshot 0, before the first: every pair drawn, alpha = 1/(N+M). */
@@ -419,9 +421,23 @@ static void lbr_snapshot(const struct route *r, const struct route_view *g, uint
 	const struct topo *t = r->topo;
 	struct lbr_state *s = r->state;
 	(void)now;
+	uint64_t active = 0;
+	for (uint32_t src = 0; src < s->n; src++) {
+		active += s->src_active[src];
+		s->src_active[src] = 0;
+	}
 	s->epoch++;
 	for (uint32_t p = 0; p < t->n_ports; p++)
 		s->occ[p] = topo_port_is_network(t, p) ? route_view_gocc(g, p) : 0;
+	/* When most pairs sent in the interval just closed, most will again:
+	 * update them all now, in order, rather than one by one between the
+	 * routers' steps, where the same work ran 6% slower (FleX Table 6 at
+	 * 0.3). The values are the same either way. */
+	if (2 * active >= (uint64_t)s->n * (s->n - 1))
+		for (uint32_t src = 0; src < s->n; src++)
+			for (uint32_t dst = 0; dst < s->n; dst++)
+				if (dst != src)
+					lbr_pair_current(t, s, src, dst);
 }
 
 static void lbr_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo, uint8_t *vc_hi)
@@ -436,7 +452,8 @@ static void lbr_inject(const struct route *r, struct route_pkt *p, struct rng *r
 	if (src == p->dst_router)
 		return;
 	lbr_pair_current(r->topo, s, src, p->dst_router);
-	s->count[(size_t)src * s->n + p->dst_router]++;
+	if (s->count[(size_t)src * s->n + p->dst_router]++ == 0)
+		s->src_active[src]++;
 	s->src_count[src]++;
 	size_t base = ((size_t)src * s->n + p->dst_router) * s->K;
 	uint32_t u = (uint32_t)(rng_u64(rng) >> 33), k = 0;

@@ -36,6 +36,7 @@ struct lbr_state {
 	uint64_t *src_epoch;     /* [src] the interval src_count counts */
 	uint32_t *src_count;     /* [src] packets injected in snapshot interval src_epoch */
 	uint32_t *src_prev;      /* [src] packets injected in interval src_epoch - 1 (rate=source) */
+	uint32_t *src_active;    /* [src] pairs of src that sent since the last snapshot */
 	uint32_t *occ;           /* [global port] channel queues at snapshot `epoch` */
 };
 

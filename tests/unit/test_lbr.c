@@ -273,11 +273,12 @@ static void test_lbr_lazy_pairs(void)
 		double want[LBR_MAX_K];
 		uint8_t lo, hi;
 		struct route_pkt pk;
-#define SEND(D, COUNT)                                                                                    \
-	for (int i_ = 0; i_ < (COUNT); i_++) {                                                            \
-		pk = (struct route_pkt){.src_ep = topo_router_ep(t, src), .dst_router = (D), .dst_ep = (D)}; \
-		r->ops->inject(r, &pk, &g, &lo, &hi);                                                     \
+#define SEND_FROM(S, D, COUNT)                                                                          \
+	for (int i_ = 0; i_ < (COUNT); i_++) {                                                          \
+		pk = (struct route_pkt){.src_ep = topo_router_ep(t, (S)), .dst_router = (D), .dst_ep = (D)}; \
+		r->ops->inject(r, &pk, &g, &lo, &hi);                                                   \
 	}
+#define SEND(D, COUNT) SEND_FROM(src, D, COUNT)
 		SEND(dst, 30);
 		SEND(other, 11);
 		r->ops->snapshot(r, &gv, 50); /* closes an interval of 30 (pair), 41 (source) */
@@ -299,7 +300,21 @@ static void test_lbr_lazy_pairs(void)
 		lbr_pair_current(t, s, src, dst);
 		lbr_expected(s, src, dst, occ, V, per_source ? 25 : 0, want);
 		check_pair_alphas(s, src, dst, want);
+		/* Every pair sends: the snapshot then updates them all at once,
+		 * with the same values a pair's next packet would have given. */
+		for (uint32_t a = 0; a < s->n; a++)
+			for (uint32_t b = 0; b < s->n; b++)
+				if (a != b)
+					SEND_FROM(a, b, 1);
+		SEND(dst, 3);
+		r->ops->snapshot(r, &gv, 250);
+		const uint32_t others = s->n - 1;
+		lbr_expected(s, src, dst, occ, V, per_source ? others + 3 : 4, want);
+		check_pair_alphas(s, src, dst, want);
+		lbr_expected(s, 1, 2, occ, V, per_source ? others : 1, want);
+		check_pair_alphas(s, 1, 2, want);
 #undef SEND
+#undef SEND_FROM
 		free(occ);
 		route_free(r);
 		topo_free(t);
