@@ -1,6 +1,6 @@
-/* The MPI engine (mpi.h): the exchange at each window's end and the
- * reductions the driver's decisions need. With mpi_launch.c (opening,
- * agreement, closing), the only files with MPI calls.
+/* The MPI engine (mpi.h): the exchange at each window's end. With
+ * mpi_launch.c (opening, agreement, closing) and mpi_reduce.c (the
+ * reductions the driver's decisions need), the only files with MPI calls.
  *
  * Wire format of one window, rank A to a neighbouring rank B: blocks in
  * (source partition, target partition) order, each a struct fl_mblk and
@@ -21,7 +21,8 @@
  * record) and is decided on the record its receiver made; a head still in
  * its router's crossbar is sent ahead as a request (a block of source
  * MX_LA_REQ after the events: key, VC and a copy of its record), decided on
- * a record the receiver keeps for it by input VC until the head arrives. */
+ * a record the receiver keeps for it by input VC until the head arrives
+ * (mpi_upstream.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -39,122 +40,20 @@
 
 /* --- the exchange ---------------------------------------------------------- */
 
-/* A block of events from one partition to another. */
-struct fl_mblk {
-	uint32_t src, dst, count;
-};
-
 /* The longest window when no link joins two ranks (one rank): the
  * decisions' cycles cut it anyway. */
 #define MX_WINDOW_MAX 65536u
 #define MX_EV_BYTES 16u  /* u32 cycle - now, struct fl_event */
-#define MX_PKT_BYTES ((uint32_t)sizeof(struct fl_pkt))
-
-/* The window's one collective: an allreduce of these words, the same
- * for any number of ranks. The counters are increments since the last
- * exchange (unsigned: a count that fell wraps, and the sum is exact mod
- * 2^64); the words below MH_N_SUMS are summed, the others maximised
- * (one MPI_Op over a derived type of MH_WORDS words, so that MPI never
- * splits a vector between the two). */
-enum {
-	MH_FLITS_IN_NET,
-	MH_FLIT_HOPS,
-	MH_FLITS_ALIVE,
-	MH_CTIME_ALIVE,
-	MH_MEAS_ALIVE,
-	MH_ACCEPTED,
-	MH_SENT,
-	MH_UNDRAINED,
-	MH_N_COUNTERS,
-	MH_EVENTS = MH_N_COUNTERS, /* events pending after the merge */
-	MH_TOTAL,       /* payload bytes to other ranks (zero: no messages) */
-	MH_N_SUMS,
-	MH_LAST_MOVE = MH_N_SUMS,
-	MH_OOM,         /* 0 or 1 */
-	MH_NOT_NEXT,    /* UINT64_MAX - the earliest cycle with work after the merge */
-	MH_CLAST,       /* latest cycle of a pending event after the merge */
-	MH_BUSY,        /* the window's last cycle had work on this rank: 0 or 1 */
-	MH_WORDS,
-};
 
 #define MX_TAG 16 /* point-to-point payloads (issue 16) */
 #define MX_LA_BYTES 8u            /* a head's decision key: upstream port, push order (MX_LA_NONE: none) */
 #define MX_LA_NONE UINT32_MAX
-#define MX_LA_REQ UINT32_MAX      /* fl_mblk.src of the block of decision requests */
-#define MX_REQ_BYTES (12u + MX_PKT_BYTES) /* upstream port, push order, VC, the record */
-
-/* lookahead_decide = upstream, sender side: per input VC of another
- * rank's router, the head sent to it in this exchange's outboxes. */
-struct mx_xs {
-	uint32_t sent;  /* the exchange's stamp when a head was sent on the VC */
-	uint32_t idx;   /* its index in its outbox */
-	uint32_t dec;   /* the stamp when it carries a decision key */
-	uint32_t gout, order; /* the key */
-};
-
-/* A head still in its router's crossbar, decided by its downstream rank. */
-struct mx_req {
-	uint32_t rank; /* the downstream router's */
-	uint32_t gout, order, vc;
-	struct fl_pkt pk;
-};
-
-/* A decision this rank takes at the exchange. */
-struct mx_dec {
-	uint32_t gout, order; /* the one process's order */
-	uint32_t part;        /* own partition: of the entry (local) or of the record */
-	uint32_t pkt;         /* its record there */
-	uint8_t vc;
-	bool local;           /* an entry of this rank's fl_la_pend lists (fl_la_decide_pend) */
-};
-
-/* A record decided before its head arrived, waiting on its input VC. */
-struct mx_park {
-	uint32_t pkt, next;
-};
 
 /* An outbox of this rank's partitions holding events at a window's end. */
 struct mx_box {
 	uint32_t rank;     /* its target's: target % ranks */
 	uint32_t src, dst; /* source and target partitions */
 };
-
-struct fl_mx {
-	struct net_mpi *m;
-	uint64_t base[MH_N_COUNTERS]; /* the root's counters after the last exchange */
-	int *scount, *sdispl, *rcount, *rdispl; /* [size], bytes */
-	uint8_t *sbuf, *rbuf;
-	size_t scap, rcap;
-	uint32_t *cursor;            /* [size]: read position in rbuf during the merge */
-	uint32_t *nbr, n_nbr;        /* the ranks sharing a link with this one, ascending */
-	MPI_Request *req;            /* [size]: sends in flight */
-	MPI_Datatype words;          /* MH_WORDS uint64 */
-	MPI_Op fold;                 /* sums, then maxima (mx_fold) */
-	bool has_type;
-	struct stats_hist loc[3];    /* ranks other than 0: own partitions' records since the last fold */
-	uint64_t lookahead;          /* L: fewest cycles from an event's sending to its cycle, over links
-					between ranks (UINT64_MAX: none) */
-	uint64_t planned;            /* the window fl_mpi_plan chose, before NETLOOM_MPI_WINDOW's cap */
-	uint64_t env_cap;            /* this rank's NETLOOM_MPI_WINDOW (UINT64_MAX: unset) */
-	/* lookahead_decide = upstream with more than one rank (mx_la_*). */
-	struct mx_xs *xs;            /* [iv] sender side */
-	uint32_t stamp;              /* this exchange's, never 0 */
-	struct mx_req *lreq;         /* heads in a crossbar, for other ranks */
-	uint32_t n_lreq, cap_lreq;
-	struct mx_dec *dec;          /* this exchange's decisions */
-	uint32_t n_dec, cap_dec;
-	uint32_t *park_head, *park_tail; /* [iv] receiver side: FIFO of records decided ahead of their head */
-	struct mx_park *park;        /* its nodes, free list through next */
-	uint32_t n_park, cap_park, free_park;
-	struct mx_box *box;          /* the exchange's outboxes with events, in packing order (mx_boxes) */
-	uint32_t n_box, cap_box;
-	bool peer_failed;            /* a step's first collective said a rank failed (mx_step) */
-};
-
-static inline bool mx_owned(const struct flitnet *n, uint32_t k)
-{
-	return k % n->x_size == n->x_rank;
-}
 
 /* The window's reduction: integers, so the order MPI combines the ranks
  * in cannot change a bit. */
@@ -431,7 +330,7 @@ bool fl_mpi_step_end(struct flitnet *n, bool failed)
 }
 
 /* Room for `more` bytes at the end of a growable buffer. */
-static uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t used, size_t more)
+uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t used, size_t more)
 {
 	if (used + more > *cap) {
 		size_t c = *cap ? *cap : 4096;
@@ -446,14 +345,7 @@ static uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t us
 	return *buf + used;
 }
 
-/* --- lookahead_decide = upstream ------------------------------------------ */
-
-/* Room for `need` items in a growable array; false when out of memory
- * (n->oom ends the run). */
-#define MX_GROW(n, arr, cap, need)                                                    \
-	((need) <= (cap) || mx_grow_to((n), (void *)&(arr), &(cap), (need), sizeof *(arr)))
-
-static bool mx_grow_to(struct flitnet *n, void *arrp, uint32_t *cap, uint32_t need, size_t size)
+bool mx_grow_to(struct flitnet *n, void *arrp, uint32_t *cap, uint32_t need, size_t size)
 {
 	void **arr = arrp;
 	uint32_t c = *cap ? *cap : 256;
@@ -465,195 +357,6 @@ static bool mx_grow_to(struct flitnet *n, void *arrp, uint32_t *cap, uint32_t ne
 	*arr = a;
 	*cap = c;
 	return true;
-}
-
-static void mx_la_add(struct flitnet *n, const struct mx_dec *d)
-{
-	struct fl_mx *mx = n->mx;
-	if (MX_GROW(n, mx->dec, mx->cap_dec, mx->n_dec + 1))
-		mx->dec[mx->n_dec++] = *d;
-}
-
-/* Before packing: split this rank's partitions' switch winners of the cycle
- * (their fl_la_pend lists) into the decisions this rank takes (its own
- * routers'), the keys the heads sent to other ranks carry, and the
- * requests for heads still in a crossbar. A channel carries one flit a
- * cycle, and a window is one cycle: at most one head per input VC in the
- * outboxes. A head still in the crossbar has a live record whose index no
- * head sent in the cycle had (that one was live too until it left). */
-static void mx_la_collect(struct flitnet *n)
-{
-	struct fl_mx *mx = n->mx;
-	const uint32_t V = n->V, N = n->x_size;
-	if (++mx->stamp == 0) { /* wrapped: forget every stamp */
-		memset(mx->xs, 0, (size_t)n->topo->n_ports * V * sizeof *mx->xs);
-		mx->stamp = 1;
-	}
-	const uint32_t stamp = mx->stamp;
-	mx->n_lreq = 0;
-	mx->n_dec = 0;
-	for (uint32_t i = 0; i < n->n_own; i++) {
-		const struct flitnet *s = n->part[n->own[i]];
-		for (uint32_t d = 0; d < s->n_xdst; d++) {
-			const uint32_t k = s->xdst[d];
-			if (mx_owned(n, k))
-				continue;
-			const struct fl_xbox *x = &s->xbox[k];
-			for (uint32_t j = 0; j < x->n; j++)
-				if (x->ev[j].ev.kind == EV_FLIT_ROUTER && x->ev[j].ev.seq == 0) {
-					struct mx_xs *xs = &mx->xs[(uint64_t)x->ev[j].ev.to * V + x->ev[j].ev.vc];
-					xs->sent = stamp;
-					xs->idx = j;
-				}
-		}
-	}
-	for (uint32_t i = 0; i < n->n_own; i++) {
-		struct flitnet *s = n->part[n->own[i]];
-		for (uint32_t j = 0; j < s->n_la_pend; j++) {
-			const struct fl_la_pend *e = &s->la_pend[j];
-			const uint32_t gin = n->ports[e->gout].link.to;
-			const uint32_t k = n->r_part[n->topo->port_router[gin]];
-			if (mx_owned(n, k)) {
-				mx_la_add(n, &(struct mx_dec){.gout = e->gout, .order = e->order, .part = s->part_id,
-							      .pkt = e->pkt, .vc = e->vc, .local = true});
-				continue;
-			}
-			struct mx_xs *xs = &mx->xs[(uint64_t)gin * V + e->vc];
-			if (xs->sent == stamp && s->xbox[k].ev[xs->idx].src_pkt == e->pkt) {
-				xs->dec = stamp;
-				xs->gout = e->gout;
-				xs->order = e->order;
-			} else if (MX_GROW(n, mx->lreq, mx->cap_lreq, mx->n_lreq + 1)) {
-				mx->lreq[mx->n_lreq++] = (struct mx_req){.rank = k % N, .gout = e->gout, .order = e->order,
-									 .vc = e->vc, .pk = s->pool.pkts[e->pkt]};
-			}
-		}
-		s->n_la_pend = 0;
-	}
-}
-
-/* The requests for rank q, as one block after the events. */
-static void mx_la_pack_req(struct flitnet *n, uint32_t q, size_t *used)
-{
-	struct fl_mx *mx = n->mx;
-	uint32_t count = 0;
-	for (uint32_t i = 0; i < mx->n_lreq; i++)
-		count += mx->lreq[i].rank == q;
-	if (!count)
-		return;
-	uint8_t *p = mx_room(n, &mx->sbuf, &mx->scap, *used, sizeof(struct fl_mblk) + (size_t)count * MX_REQ_BYTES);
-	if (!p)
-		return;
-	const struct fl_mblk blk = {.src = MX_LA_REQ, .dst = 0, .count = count};
-	memcpy(p, &blk, sizeof blk);
-	p += sizeof blk;
-	for (uint32_t i = 0; i < mx->n_lreq; i++) {
-		const struct mx_req *r = &mx->lreq[i];
-		if (r->rank != q)
-			continue;
-		const uint32_t w[3] = {r->gout, r->order, r->vc};
-		memcpy(p, w, sizeof w);
-		memcpy(p + sizeof w, &r->pk, MX_PKT_BYTES);
-		p += MX_REQ_BYTES;
-	}
-	*used = (size_t)(p - mx->sbuf);
-}
-
-/* Record li waits on input VC iv for its head, behind those before it
- * (a channel and a crossbar keep their order). False when out of memory. */
-static bool mx_la_park(struct flitnet *n, uint64_t iv, uint32_t li)
-{
-	struct fl_mx *mx = n->mx;
-	uint32_t nd = mx->free_park;
-	if (nd != FL_NONE) {
-		mx->free_park = mx->park[nd].next;
-	} else {
-		if (!MX_GROW(n, mx->park, mx->cap_park, mx->n_park + 1))
-			return false;
-		nd = mx->n_park++;
-	}
-	mx->park[nd] = (struct mx_park){.pkt = li, .next = FL_NONE};
-	if (mx->park_tail[iv] == FL_NONE)
-		mx->park_head[iv] = nd;
-	else
-		mx->park[mx->park_tail[iv]].next = nd;
-	mx->park_tail[iv] = nd;
-	return true;
-}
-
-/* The record decided for the head arriving on iv, or FL_NONE. */
-static uint32_t mx_la_unpark(struct flitnet *n, uint64_t iv)
-{
-	struct fl_mx *mx = n->mx;
-	const uint32_t nd = mx->park_head ? mx->park_head[iv] : FL_NONE;
-	if (nd == FL_NONE)
-		return FL_NONE;
-	mx->park_head[iv] = mx->park[nd].next;
-	if (mx->park_head[iv] == FL_NONE)
-		mx->park_tail[iv] = FL_NONE;
-	mx->park[nd].next = mx->free_park;
-	mx->free_park = nd;
-	return mx->park[nd].pkt;
-}
-
-/* A received block of requests: each head's record made now in the
- * partition of its next router, decided with the others (mx_la_decide),
- * and kept on its input VC until the head arrives (mx_unpack). Returns the
- * bytes it took. */
-static size_t mx_la_unpack_req(struct flitnet *n, const uint8_t *b)
-{
-	struct fl_mblk blk;
-	memcpy(&blk, b, sizeof blk);
-	if (blk.src != MX_LA_REQ)
-		NL_BUG("MPI exchange: block from partition %u after the requests", blk.src);
-	const uint8_t *q = b + sizeof blk;
-	for (uint32_t i = 0; i < blk.count; i++, q += MX_REQ_BYTES) {
-		uint32_t w[3];
-		memcpy(w, q, sizeof w);
-		const uint32_t gin = n->ports[w[0]].link.to;
-		struct flitnet *p = fl_part_of_router(n, n->topo->port_router[gin]);
-		NL_ASSERT(mx_owned(n, p->part_id));
-		const uint32_t li = fl_pkt_alloc(p);
-		if (li == FL_NONE || !mx_la_park(n, (uint64_t)gin * n->V + w[2], li)) {
-			p->oom = n->oom = true;
-			continue;
-		}
-		memcpy(&p->pool.pkts[li], q + sizeof w, MX_PKT_BYTES);
-		p->pool.la_n[li] = 0;
-		mx_la_add(n, &(struct mx_dec){.gout = w[0], .order = w[1], .part = p->part_id, .pkt = li,
-					      .vc = (uint8_t)w[2], .local = false});
-	}
-	return (size_t)(q - b);
-}
-
-static int mx_dec_cmp(const void *a, const void *b)
-{
-	const struct mx_dec *x = a, *y = b;
-	if (x->gout != y->gout)
-		return x->gout < y->gout ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* This rank's decisions in the one process's order (fl_la_flush): a
- * router's heads are decided in that order, and decisions at different
- * routers read and draw nothing of each other's. */
-static void mx_la_decide(struct flitnet *n)
-{
-	struct fl_mx *mx = n->mx;
-	if (mx->n_dec) /* dec is NULL until a window has decided something: qsort's argument must not be */
-		qsort(mx->dec, mx->n_dec, sizeof *mx->dec, mx_dec_cmp);
-	for (uint32_t i = 0; i < mx->n_dec; i++) {
-		const struct mx_dec *d = &mx->dec[i];
-		struct flitnet *p = n->part[d->part];
-		if (d->local) {
-			const struct fl_la_pend e = {.gout = d->gout, .pkt = d->pkt, .order = d->order, .vc = d->vc};
-			fl_la_decide_pend(n, p, &e);
-		} else if (!p->oom) {
-			const uint32_t gin = n->ports[d->gout].link.to;
-			fl_la_decide_end(p, n->topo->port_router[gin], d->vc, gin, d->pkt);
-		}
-	}
-	mx->n_dec = 0;
 }
 
 /* Append outbox x (partition src to dst) to the send buffer at *used. */
@@ -1007,98 +710,6 @@ void fl_mpi_exchange(struct flitnet *n)
 		mx_gather_done(n);
 }
 
-uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
-{
-	uint64_t g = v;
-	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_SUM, n->mx->m->comm);
-	return g;
-}
-
-uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
-{
-	uint64_t g = v;
-	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
-	return g;
-}
-
-/* MPI counts are ints: large arrays go in pieces. */
-#define MX_CHUNK (1u << 28)
-
-void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)
-{
-	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
-		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
-		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_INT64_T, MPI_SUM, n->mx->m->comm);
-	}
-}
-
-void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
-{
-	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
-		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
-		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT16_T, MPI_SUM, n->mx->m->comm);
-	}
-}
-
-void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
-{
-	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
-		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
-		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT8_T, MPI_MIN, n->mx->m->comm);
-	}
-}
-
-static void mx_sum_u64(const struct flitnet *n, uint64_t *a, uint64_t count)
-{
-	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
-		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
-		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT64_T, MPI_SUM, n->mx->m->comm);
-	}
-}
-
-void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struct stats_hist *local)
-{
-	struct fl_mx *mx = n->mx;
-	/* Rank 0 gives its root (the last total and its records since);
-	 * the others their partitions' records alone. Bins and counts are
-	 * integers and the sum an integer below 2^53, so the order of the
-	 * additions cannot change a bit. */
-	const struct stats_hist *mine = local ? local : h;
-	MPI_Allreduce(local ? mine->bins : MPI_IN_PLACE, h->bins, (int)STATS_HIST_NBINS, MPI_UINT64_T, MPI_SUM,
-		      mx->m->comm);
-	uint64_t ext[3] = {mine->n, mine->max, UINT64_MAX - mine->min}, gn = 0, gext[2];
-	MPI_Allreduce(&ext[0], &gn, 1, MPI_UINT64_T, MPI_SUM, mx->m->comm);
-	MPI_Allreduce(&ext[1], gext, 2, MPI_UINT64_T, MPI_MAX, mx->m->comm);
-	double sum = mine->sum, gsum = 0;
-	MPI_Allreduce(&sum, &gsum, 1, MPI_DOUBLE, MPI_SUM, mx->m->comm);
-	h->n = gn;
-	h->max = gext[0];
-	h->min = UINT64_MAX - gext[1];
-	h->sum = gsum;
-}
-
-void fl_mpi_sum_channels(struct flitnet *n)
-{
-	/* In pieces through the stack: an allocation that failed here, on one
-	 * rank, would leave the others in the reduction. */
-	enum { PIECE = 2048 };
-	uint64_t a[PIECE];
-	const uint32_t P = n->topo->n_ports;
-	for (uint32_t g0 = 0; g0 < P; g0 += PIECE) {
-		const uint32_t k = P - g0 < PIECE ? P - g0 : PIECE;
-		for (uint32_t i = 0; i < k; i++)
-			a[i] = n->ports[g0 + i].chan_flits;
-		mx_sum_u64(n, a, k);
-		for (uint32_t i = 0; i < k; i++)
-			n->ports[g0 + i].chan_flits = a[i];
-	}
-}
-
-struct stats_hist *fl_mpi_local_hists(struct flitnet *n)
-{
-	return n->mx && n->x_rank != 0 ? n->mx->loc : NULL;
-}
-
 #else /* !NETLOOM_HAVE_MPI: never reached (net_mpi_open fails, sc.mpi stays NULL) */
 int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
 {
@@ -1128,18 +739,6 @@ void fl_mpi_exchange(struct flitnet *n)
 	NL_BUG("MPI engine without MPI");
 }
 
-uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
-{
-	(void)n;
-	return v;
-}
-
-uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
-{
-	(void)n;
-	return v;
-}
-
 uint64_t fl_mpi_next_work(const struct flitnet *n)
 {
 	return fl_next_work(n);
@@ -1156,45 +755,6 @@ bool fl_mpi_step_end(struct flitnet *n, bool failed)
 {
 	(void)n;
 	return failed;
-}
-
-void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)
-{
-	(void)n;
-	(void)a;
-	(void)count;
-}
-
-void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struct stats_hist *local)
-{
-	(void)n;
-	(void)h;
-	(void)local;
-}
-
-void fl_mpi_sum_channels(struct flitnet *n)
-{
-	(void)n;
-}
-
-void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
-{
-	(void)n;
-	(void)a;
-	(void)count;
-}
-
-void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
-{
-	(void)n;
-	(void)a;
-	(void)count;
-}
-
-struct stats_hist *fl_mpi_local_hists(struct flitnet *n)
-{
-	(void)n;
-	return NULL;
 }
 
 #endif

@@ -1,6 +1,6 @@
-/* Open MPI for the MPI engine (mpi.c, mpi_launch.c), opened when netloom is started by
- * an MPI launcher, for run, sweep, replay and compare (nl_mpi_open, from
- * net_mpi_open), instead of linked into netloom.
+/* Open MPI for the MPI engine (mpi.c, mpi_launch.c, mpi_reduce.c), opened
+ * when netloom is started by an MPI launcher, for run, sweep, replay and
+ * compare (nl_mpi_open, from net_mpi_open), instead of linked into netloom.
  *
  * Why: linked, libmpi and what it needs (Open MPI's ORTE and OPAL,
  * hwloc, libevent, libudev) were loaded by every netloom process, and
@@ -10,8 +10,8 @@
  * mpirun. zmq_port.h (adapters/) does the same for libzmq; docs/scaling.md
  * says how the library is found.
  *
- * mpi.c and mpi_launch.c include this header (through mpi_internal.h)
- * instead of <mpi.h> and call MPI by its own
+ * mpi.c, mpi_launch.c and mpi_reduce.c include this header (through
+ * mpi_internal.h) instead of <mpi.h> and call MPI by its own
  * names: each function used is an object-like macro for the pointer
  * nl_mpi_open filled, and each predefined handle (MPI_COMM_WORLD,
  * MPI_SUM, MPI_UINT64_T, ...) the address Open MPI gives its global,
