@@ -83,7 +83,6 @@
  * latencies on top.
  */
 #include <inttypes.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -93,30 +92,15 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/evheap.h"
-#include "core/output.h"
 #include "core/param.h"
+#include "net/analytic_internal.h"
 #include "net/analytic_jobs.h"
 #include "net/calibration.h"
 #include "net/net.h"
 #include "topo/topo.h"
 
-enum { ANALYTIC_LINK_NONE, ANALYTIC_LINK_ENDPOINT, ANALYTIC_LINK_LINKS, ANALYTIC_LINK_BUS };
-enum { ANALYTIC_PATH_SPREAD, ANALYTIC_PATH_FIRST };
-
-struct analytic_params {
-	double latency_ns;     /* fixed per-message latency */
-	double bandwidth_gbps; /* per message (none) or per channel */
-	double hop_latency_ns; /* per router hop of the route */
-	int link_model;        /* ANALYTIC_LINK_* */
-	int path_select;       /* ANALYTIC_PATH_*: choice among equal-cost next hops */
-	bool ideal;            /* zero latency, infinite bandwidth */
-	int64_t report_links;  /* busiest channels listed in the report */
-	char calibration[PARAM_STR_MAX]; /* measured one-way times (JSON), "" = none */
-	int64_t calibration_ranks;       /* which ping-pong run of the file */
-};
-
-static const char *const analytic_link_models[] = {"none", "endpoint", "links", "bus", NULL};
-static const char *const analytic_path_selects[] = {"spread", "first", NULL};
+const char *const analytic_link_models[] = {"none", "endpoint", "links", "bus", NULL};
+const char *const analytic_path_selects[] = {"spread", "first", NULL};
 
 static const struct param_def analytic_keys[] = {
 	{"latency_ns", PARAM_DOUBLE, offsetof(struct analytic_params, latency_ns), "1000", 0, 1e12,
@@ -156,52 +140,6 @@ const struct config_table net_analytic_config = {
 	.struct_size = sizeof(struct analytic_params),
 };
 
-/* Channel accounting for the report. */
-struct analytic_chan {
-	uint64_t free_ps; /* when the channel can take the next message */
-	uint64_t busy_ps; /* total time reserved */
-	uint64_t bytes;   /* payload carried */
-	uint64_t msgs;
-};
-
-struct analytic {
-	struct analytic_params p;
-	const struct topo *t;
-	double ps_per_byte;   /* 8000 / Gbit/s */
-	uint64_t latency_ps;
-	uint64_t hop_ps;
-
-	struct evheap done;   /* message completions, data = message id */
-	uint64_t reached_ps;
-
-	/* Channels: [0, n_inj) injection of endpoint e, [n_inj, 2 n_inj)
-	 * ejection, then (links) one per global router port. Without a
-	 * topology the endpoint arrays grow with the largest endpoint seen. */
-	struct analytic_chan *chan;
-	size_t n_ep;          /* endpoints covered by the injection/ejection arrays */
-	size_t n_chan;
-	uint32_t *route;      /* scratch: global ports of one route's router channels */
-	uint64_t *off;        /* scratch: when the message enters each, ps after leaving its source router */
-	size_t cap_route;
-	uint64_t *link_ps;    /* [n_ports] per-channel latency (cable_latency), NULL: none */
-	uint64_t cable_ps;    /* per-channel latency summed over every message's route */
-	uint16_t *dist;       /* all-pairs router distances, irregular topologies only */
-
-	struct analytic_chan bus; /* link_model = bus */
-	uint64_t n_msgs, n_bytes;
-
-	/* count_jobs (issue 13): payload bytes per (router channel, job of the
-	 * source endpoint), for the pairs messages used only (analytic_jobs.c) */
-	struct analytic_jobs jobs;
-
-	/* calibration: one-way time (ps) measured at sizes, increasing; the
-	 * ping-pong's and (optional, n = 0 when absent) the exchange's */
-	struct net_cal cal, cal_x;
-};
-
-#define ANALYTIC_DIST_MAX_ROUTERS 4096u
-#define ANALYTIC_ECMP_MAX 64u /* equal-cost next hops kept per router without a second scan */
-
 static void analytic_destroy(struct net_backend *b)
 {
 	struct analytic *a = b->state;
@@ -218,32 +156,6 @@ static void analytic_destroy(struct net_backend *b)
 	net_cal_free(&a->cal_x);
 	free(a);
 	b->state = NULL;
-}
-
-static int analytic_build_dist(struct analytic *a, struct nl_err *err)
-{
-	const struct topo *t = a->t;
-	uint32_t n = t->n_routers;
-	if (n > ANALYTIC_DIST_MAX_ROUTERS)
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "analytic backend: topology '%s' has %" PRIu32
-			       " routers and no closed-form distance; at most %u are supported",
-			       t->spec, n, ANALYTIC_DIST_MAX_ROUTERS);
-	a->dist = malloc((size_t)n * n * sizeof *a->dist);
-	uint32_t *d = malloc((size_t)n * sizeof *d), *q = malloc((size_t)n * sizeof *q);
-	if (!a->dist || !d || !q) {
-		free(d);
-		free(q);
-		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory for %" PRIu32 " routers", n);
-	}
-	for (uint32_t s = 0; s < n; s++) {
-		topo_bfs(t, s, d, q);
-		for (uint32_t r = 0; r < n; r++)
-			a->dist[(size_t)s * n + r] = d[r] > UINT16_MAX ? UINT16_MAX : (uint16_t)d[r];
-	}
-	free(d);
-	free(q);
-	return 0;
 }
 
 /* The refusal rc just made of `key` (with `other`, NULL: alone), named
@@ -405,116 +317,6 @@ fail:
 	return rc;
 }
 
-/* --- routes ---------------------------------------------------------------- */
-
-static uint32_t analytic_router_distance(const struct analytic *a, uint32_t x, uint32_t y)
-{
-	const struct topo *t = a->t;
-	if (a->dist)
-		return a->dist[(size_t)x * t->n_routers + y];
-	return topo_distance(t, x, y);
-}
-
-static int analytic_route_push(struct analytic *a, size_t *n, uint32_t chan)
-{
-	if (*n == a->cap_route) {
-		size_t cap = a->cap_route ? 2 * a->cap_route : 64;
-		uint32_t *r = realloc(a->route, cap * sizeof *r);
-		if (!r)
-			return NL_ENOMEM;
-		a->route = r;
-		uint64_t *o = realloc(a->off, cap * sizeof *o);
-		if (!o)
-			return NL_ENOMEM;
-		a->off = o;
-		a->cap_route = cap;
-	}
-	a->route[(*n)++] = chan;
-	return 0;
-}
-
-/* ECMP's flow hash: (source endpoint, destination endpoint) and the
- * router, mixed by the splitmix64 finaliser (Steele et al., OOPSLA 2014)
- * so nearby endpoint numbers land far apart. */
-static uint32_t analytic_flow_hash(uint64_t flow, uint32_t router)
-{
-	uint64_t x = flow ^ ((uint64_t)router * 0x9e3779b97f4a7c15u);
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-	x ^= x >> 31;
-	return (uint32_t)(x >> 32);
-}
-
-/* Router-to-router channels (global port ids) of the minimal route from
- * router `r` to router `dst` for the flow `flow` (source endpoint << 32 |
- * destination endpoint): dimension order on grids (shorter way round a
- * ring, + on a tie), otherwise at each router one of the ports that bring
- * the message one hop closer, chosen by path_select (header comment).
- * Appends channel ids offset by `base`. */
-static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, uint64_t flow, size_t *n,
-				  size_t base)
-{
-	const struct topo *t = a->t;
-	const struct topo_grid *g = t->grid;
-	if (g) {
-		for (int d = 0; d < g->n_dims; d++) {
-			uint32_t k = g->k[d];
-			for (;;) {
-				uint32_t c = topo_grid_coord(g, r, d), want = topo_grid_coord(g, dst, d);
-				if (c == want)
-					break;
-				uint32_t fwd = (want + k - c) % k; /* steps in + direction on a ring */
-				bool plus = g->wrap[d] ? fwd <= k - fwd : want > c;
-				uint32_t gp = t->port_base[r] + (uint32_t)(2 * d + (plus ? 0 : 1));
-				NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + gp)));
-				r = t->port_router[t->peer[gp]];
-			}
-		}
-		return 0;
-	}
-	bool spread = a->p.path_select == ANALYTIC_PATH_SPREAD;
-	uint32_t left = analytic_router_distance(a, r, dst);
-	while (left > 0) {
-		/* One scan: the closer ports, the first ANALYTIC_ECMP_MAX of them
-		 * kept on the stack (no allocation per message); only a router
-		 * with more closer ports than that is scanned again to reach the
-		 * one the hash picks. */
-		uint32_t cand[ANALYTIC_ECMP_MAX], m = 0;
-		uint32_t lo = t->port_base[r], hi = t->port_base[r + 1];
-		for (uint32_t gp = lo; gp < hi; gp++) {
-			if (!topo_port_is_network(t, gp) ||
-			    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 != left)
-				continue;
-			if (m < ANALYTIC_ECMP_MAX)
-				cand[m] = gp;
-			m++;
-			if (!spread)
-				break;
-		}
-		if (m == 0)
-			NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
-		uint32_t via = cand[0];
-		if (m > 1) {
-			/* hash-threshold (RFC 2992): region k of m equal regions */
-			uint32_t k = (uint32_t)(((uint64_t)analytic_flow_hash(flow, r) * m) >> 32);
-			if (k < ANALYTIC_ECMP_MAX)
-				via = cand[k];
-			else
-				for (uint32_t gp = cand[ANALYTIC_ECMP_MAX - 1] + 1; gp < hi; gp++)
-					if (topo_port_is_network(t, gp) &&
-					    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 == left &&
-					    k-- == ANALYTIC_ECMP_MAX) {
-						via = gp;
-						break;
-					}
-		}
-		NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + via)));
-		r = t->port_router[t->peer[via]];
-		left--;
-	}
-	return 0;
-}
-
 static int analytic_grow_endpoints(struct analytic *a, uint32_t ep)
 {
 	if (ep < a->n_ep)
@@ -559,28 +361,6 @@ static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes, bool e
 	/* Past the limit it saturates (llround would overflow): analytic_send
 	 * refuses the message. */
 	return ps <= (double)NET_TIME_MAX_PS ? (uint64_t)llround(ps) : NET_TIME_MAX_PS + 1;
-}
-
-/* The minimal route's router-to-router channels from src_ep to dst_ep:
- * their global ports in a->route[0, *h), the time from leaving the
- * source's router to entering each in a->off[] (one hop latency per
- * router plus the cables crossed before it), and *path_ps, the time to
- * the destination's router (h hop latencies plus every cable). */
-static int analytic_path(struct analytic *a, uint32_t src_ep, uint32_t dst_ep, size_t *h, uint64_t *path_ps)
-{
-	const struct topo *t = a->t;
-	*h = 0;
-	NL_CHECK(analytic_route_routers(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep),
-					(uint64_t)src_ep << 32 | dst_ep, h, 0));
-	uint64_t at = 0;
-	for (size_t j = 0; j < *h; j++) {
-		at += a->hop_ps;
-		a->off[j] = at;
-		if (a->link_ps)
-			at += a->link_ps[a->route[j]];
-	}
-	*path_ps = at;
-	return 0;
 }
 
 /* Reservation i of n: the injection channel, the router channels (links
@@ -739,125 +519,6 @@ static int analytic_advance(struct net_backend *b, uint64_t until_ps, net_delive
 		deliver(ctx, evheap_pop(&a->done).data, t);
 	*reached_ps = t;
 	*next_ps = evheap_next(&a->done);
-	return 0;
-}
-
-/* Describe channel c for the report: "ep 3 -> router 1", "router 1 -> router 2". */
-static json_t *analytic_chan_json(const struct analytic *a, size_t c, double horizon_s)
-{
-	const struct analytic_chan *ch = &a->chan[c];
-	const struct topo *t = a->t;
-	json_t *o = json_object();
-	char from[48], to[48];
-	if (c < a->n_ep) {
-		snprintf(from, sizeof from, "endpoint %zu", c);
-		if (t)
-			snprintf(to, sizeof to, "router %" PRIu32, topo_ep_router(t, (uint32_t)c));
-		else
-			snprintf(to, sizeof to, "network");
-		json_object_set_new(o, "kind", json_string("injection"));
-	} else if (c < 2 * a->n_ep) {
-		size_t e = c - a->n_ep;
-		if (t)
-			snprintf(from, sizeof from, "router %" PRIu32, topo_ep_router(t, (uint32_t)e));
-		else
-			snprintf(from, sizeof from, "network");
-		snprintf(to, sizeof to, "endpoint %zu", e);
-		json_object_set_new(o, "kind", json_string("ejection"));
-	} else {
-		uint32_t gp = (uint32_t)(c - 2 * a->n_ep);
-		snprintf(from, sizeof from, "router %" PRIu32, t->port_router[gp]);
-		snprintf(to, sizeof to, "router %" PRIu32, t->port_router[t->peer[gp]]);
-		json_object_set_new(o, "kind", json_string("link"));
-		json_object_set_new(o, "port", json_integer(gp - t->port_base[t->port_router[gp]]));
-	}
-	json_object_set_new(o, "from", json_string(from));
-	json_object_set_new(o, "to", json_string(to));
-	json_object_set_new(o, "busy_s", json_real((double)ch->busy_ps * 1e-12));
-	json_object_set_new(o, "utilisation",
-			    json_real(horizon_s > 0 ? (double)ch->busy_ps * 1e-12 / horizon_s : 0.0));
-	json_object_set_new(o, "messages", json_integer((json_int_t)ch->msgs));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)ch->bytes));
-	return o;
-}
-
-static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *err)
-{
-	struct analytic *a = b->state;
-	json_object_set_new(out, "backend", json_string("analytic"));
-	if (a->t)
-		json_object_set_new(out, "topology", out_json_utf8(a->t->spec)); /* a graph:file= path */
-	json_object_set_new(out, "link_model", json_string(analytic_link_models[a->p.link_model]));
-	json_object_set_new(out, "path_select", json_string(analytic_path_selects[a->p.path_select]));
-	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));
-	json_object_set_new(out, "messages", json_integer((json_int_t)a->n_msgs));
-	json_object_set_new(out, "bytes", json_integer((json_int_t)a->n_bytes));
-	if (a->link_ps) {
-		/* Per-channel latencies (cable_latency): over the router-to-router
-		 * channels, and per message over the channels it crossed. */
-		const struct topo *t = a->t;
-		uint64_t sum = 0, max = 0, n = 0;
-		for (uint32_t g = 0; g < t->n_ports; g++) {
-			if (!topo_port_is_network(t, g))
-				continue;
-			sum += a->link_ps[g];
-			max = a->link_ps[g] > max ? a->link_ps[g] : max;
-			n++;
-		}
-		json_t *l = json_object();
-		json_object_set_new(l, "channels", json_integer((json_int_t)n));
-		json_object_set_new(l, "mean_ns", json_real(n ? (double)sum / (double)n * 1e-3 : 0.0));
-		json_object_set_new(l, "max_ns", json_real((double)max * 1e-3));
-		json_object_set_new(l, "per_message_ns",
-				    json_real(a->n_msgs ? (double)a->cable_ps / (double)a->n_msgs * 1e-3 : 0.0));
-		json_object_set_new(out, "link_latency", l);
-	}
-	if (a->p.link_model == ANALYTIC_LINK_BUS && !a->p.ideal) {
-		double horizon = (double)a->reached_ps * 1e-12;
-		json_t *l = json_object(), *arr = json_array();
-		json_object_set_new(l, "kind", json_string("bus"));
-		json_object_set_new(l, "from", json_string("all endpoints"));
-		json_object_set_new(l, "to", json_string("all endpoints"));
-		json_object_set_new(l, "busy_s", json_real((double)a->bus.busy_ps * 1e-12));
-		json_object_set_new(l, "utilisation",
-				    json_real(horizon > 0 ? (double)a->bus.busy_ps * 1e-12 / horizon : 0.0));
-		json_object_set_new(l, "messages", json_integer((json_int_t)a->bus.msgs));
-		json_object_set_new(l, "bytes", json_integer((json_int_t)a->bus.bytes));
-		json_array_append_new(arr, l);
-		json_object_set_new(out, "busiest_links", arr);
-		return 0;
-	}
-	if (a->p.link_model == ANALYTIC_LINK_NONE || a->p.ideal || !a->chan)
-		return 0;
-
-	/* Busiest channels: a partial selection by busy time, ties by id. */
-	size_t k = (size_t)a->p.report_links;
-	if (k > a->n_chan)
-		k = a->n_chan;
-	size_t *top = malloc((k ? k : 1) * sizeof *top);
-	if (!top)
-		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
-	size_t n_top = 0;
-	for (size_t c = 0; c < a->n_chan && k; c++) {
-		if (!a->chan[c].msgs)
-			continue;
-		size_t pos = n_top;
-		while (pos > 0 && a->chan[top[pos - 1]].busy_ps < a->chan[c].busy_ps)
-			pos--;
-		if (pos >= k)
-			continue;
-		size_t end = n_top < k ? n_top : k - 1;
-		memmove(top + pos + 1, top + pos, (end - pos) * sizeof *top);
-		top[pos] = c;
-		if (n_top < k)
-			n_top++;
-	}
-	double horizon_s = (double)a->reached_ps * 1e-12;
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n_top; i++)
-		json_array_append_new(arr, analytic_chan_json(a, top[i], horizon_s));
-	json_object_set_new(out, "busiest_links", arr);
-	free(top);
 	return 0;
 }
 
