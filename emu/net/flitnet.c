@@ -684,7 +684,7 @@ static int fl_route_setup(struct flitnet *n, const struct net_cfg *nc, const str
 		n->la_upstream = false;
 	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
 	/* Under MPI, lookahead_decide = upstream is decided by the rank of the
-	 * next router, at one-cycle windows (mpi.c, mx_la_*). */
+	 * next router, at one-cycle windows (mpi_upstream.c, mx_la_*). */
 	if (n->la_upstream)
 		n->pool.la_w = n->route->max_cands;
 	return 0;

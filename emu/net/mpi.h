@@ -15,9 +15,10 @@
  * window is cut short at every cycle where the single process takes a
  * decision (flitnet.c, fl_window_end), so all ranks take the same
  * decisions from the same integers at the same cycles.
- * This file is the only one that includes <mpi.h>; without MPI the
- * functions below are never reached (sc.mpi stays NULL) and stubs keep
- * the link. */
+ * No file includes <mpi.h>: mpi.c, mpi_upstream.c, mpi_reduce.c and
+ * mpi_launch.c call Open MPI through mpi_port.h, opened at run time;
+ * without MPI the functions below are never reached (sc.mpi stays NULL)
+ * and stubs keep the link. */
 #ifndef NETLOOM_NET_MPI_H
 #define NETLOOM_NET_MPI_H
 

@@ -674,7 +674,7 @@ struct flitnet {
 	bool msg_driven;               /* root: the message backend runs it (backend_flit.c): under MPI
 					  every rank keeps every message record, a head carries its
 					  record's index to other ranks and completions are gathered
-					  on every rank (mpi.c, fl_mpi_gather_done) */
+					  on every rank (mpi.c, mx_gather_done) */
 
 	/* Deadlock checks (deadlock.c). */
 	uint64_t dl_quiet;             /* global check: cycles without progress or events */
@@ -731,7 +731,7 @@ struct flitnet {
 	bool parts_chosen;             /* root: partitions automatic or raised to threads x ranks
 					  (fl_plan_split), not the key's value: a refusal of the count
 					  blames the ranks and threads, not the key */
-	struct fl_mx *mx;              /* root, under MPI: the exchange's state (mpi.c) */
+	struct fl_mx *mx;              /* root, under MPI: the exchange's state (mpi_internal.h) */
 	uint64_t x_events;             /* under MPI: events pending on all ranks after the last exchange */
 	uint64_t x_next;               /* under MPI: earliest cycle with work on any rank (fl_mpi_begin,
 					  then every exchange) */

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# lookahead_decide = upstream over MPI ranks (issue 16 part 2, mpi.c
-# mx_la_*): `mpirun -np K netloom run` for K = 1..3 gives the JSON of the
-# sequential run byte for byte when switch winners' routes are decided at
-# the next router, which another rank may run. Cases: a dragonfly with
-# UGAL-L and 40-cycle global links, one with min:select=adaptive, internal
-# speedup (heads still in the crossbar at the exchange: requests) and
-# METIS; fat trees with nca and anca (the output-queue view, two outputs
+# lookahead_decide = upstream over MPI ranks (issue 16 part 2,
+# mpi_upstream.c mx_la_*): `mpirun -np K netloom run` for K = 1..3 gives
+# the JSON of the sequential run byte for byte when switch winners'
+# routes are decided at the next router, which another rank may run.
+# Cases: a dragonfly with UGAL-L and 40-cycle global links, one with
+# min:select=adaptive, internal speedup (heads still in the crossbar at
+# the exchange: requests) and METIS; fat trees with nca and anca (the output-queue view, two outputs
 # per port, hold_switch_for_packet's multi-cycle crossbar, a three-cycle
 # crossbar keeping several decided heads per input VC); threads inside
 # ranks; the BookSim2 ft_anca/ft_nca files as `netloom config
