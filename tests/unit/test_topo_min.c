@@ -48,6 +48,12 @@ static const char *const structured_specs[] = {
 	"flatfly:m=4,n=3,k=2",
 	"flex:nx=3,ny=4,nz=3,p=2",
 	"flex:nx=3,ny=2,nz=2",
+	/* FleX's closed-form blocks: longer rings, odd and even, and K_2
+	 * axes, whose walks alternate. */
+	"flex:nx=2,ny=3,nz=5,p=1",
+	"flex:nx=4,ny=3,nz=4,p=1",
+	"flex:nx=2,ny=2,nz=3,p=1",
+	"flex:nx=3,ny=3,nz=6,p=1",
 	"dragonfly:a=4,p=2,h=2",
 	"dragonfly:a=4,p=1,h=3,g=6",
 	"dragonfly:a=2,p=1,h=1",
