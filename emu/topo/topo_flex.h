@@ -20,11 +20,18 @@
  * below arrive at prev_x / prev_y with the same indexing. When nz == 2 the
  * layer above and below are the same and prev_x == next_x, prev_y ==
  * next_y. Terminals at term_base .. term_base + p - 1. */
+#define TOPO_FLEX_DIST_NZ 64 /* most layers whose distances are tabled */
+
 struct topo_flex {
 	uint32_t nx, ny, nz, p;
 	uint32_t next_x, next_y; /* first port of the x / y links to layer z+1 */
 	uint32_t prev_x, prev_y; /* first port of the x / y links to layer z-1 */
 	uint32_t term_base;      /* first terminal port */
+	/* Hops between routers dz layers apart up the ring, by [dz][x equal]
+	 * [y equal]: all a distance depends on, tabled at build when nz <=
+	 * TOPO_FLEX_DIST_NZ (has_dist), else searched per call. */
+	bool has_dist;
+	uint8_t dist[TOPO_FLEX_DIST_NZ][2][2];
 };
 
 static inline void topo_flex_xyz(const struct topo_flex *f, uint32_t r, uint32_t *x, uint32_t *y, uint32_t *z)
