@@ -79,6 +79,76 @@ static uint32_t analytic_flow_hash(uint64_t flow, uint32_t router)
 	return (uint32_t)(x >> 32);
 }
 
+/* Which of m equal-cost next hops at router r the flow takes, by
+ * path_select: spread, hash-threshold (RFC 2992): region k of m equal
+ * regions; first, the lowest port (index 0). */
+static uint32_t analytic_ecmp_pick(const struct analytic *a, uint64_t flow, uint32_t r, uint32_t m)
+{
+	if (a->p.path_select != ANALYTIC_PATH_SPREAD || m < 2)
+		return 0;
+	return (uint32_t)(((uint64_t)analytic_flow_hash(flow, r) * m) >> 32);
+}
+
+/* The next hop (global port) from router r toward dst, `left` hops away,
+ * on a topology with neither its own minimal next hops nor a closed-form
+ * distance (graph files, random and permuted networks): the network ports
+ * of r whose far end is one hop closer by analytic_build_dist's table. */
+static uint32_t analytic_next_hop_scan(const struct analytic *a, uint32_t r, uint32_t dst, uint32_t left,
+				       uint64_t flow)
+{
+	const struct topo *t = a->t;
+	bool spread = a->p.path_select == ANALYTIC_PATH_SPREAD;
+	/* One scan: the closer ports, the first ANALYTIC_ECMP_MAX of them
+	 * kept on the stack (no allocation per message); only a router with
+	 * more closer ports than that is scanned again to reach the one the
+	 * hash picks. */
+	uint32_t cand[ANALYTIC_ECMP_MAX], m = 0;
+	uint32_t lo = t->port_base[r], hi = t->port_base[r + 1];
+	for (uint32_t gp = lo; gp < hi; gp++) {
+		if (!topo_port_is_network(t, gp) ||
+		    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 != left)
+			continue;
+		if (m < ANALYTIC_ECMP_MAX)
+			cand[m] = gp;
+		m++;
+		if (!spread)
+			break;
+	}
+	if (m == 0)
+		NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
+	uint32_t k = analytic_ecmp_pick(a, flow, r, m);
+	if (k < ANALYTIC_ECMP_MAX)
+		return cand[k];
+	for (uint32_t gp = cand[ANALYTIC_ECMP_MAX - 1] + 1; gp < hi; gp++)
+		if (topo_port_is_network(t, gp) &&
+		    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 == left &&
+		    k-- == ANALYTIC_ECMP_MAX)
+			return gp;
+	NL_BUG("analytic: router %" PRIu32 " lost a minimal next hop to %" PRIu32, r, dst);
+}
+
+/* The same next hop from topo_min_ports: the closer ports in increasing
+ * order, the list the scan finds, element by element. Families that list
+ * their next hops in closed form (dragonfly, HyperX, Slim Fly, trees,
+ * FleX) skip a distance per port of r, which on a dragonfly is most of a
+ * replay's time; the others with a closed-form distance are scanned by
+ * topo_min_ports itself. */
+static uint32_t analytic_next_hop_listed(const struct analytic *a, uint32_t r, uint32_t dst, uint64_t flow)
+{
+	const struct topo *t = a->t;
+	uint32_t cand[ANALYTIC_ECMP_MAX];
+	uint32_t cap = a->p.path_select == ANALYTIC_PATH_SPREAD ? ANALYTIC_ECMP_MAX : 1;
+	uint32_t m = topo_min_ports(t, r, dst, 0, cand, cap);
+	if (m == 0)
+		NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
+	uint32_t k = analytic_ecmp_pick(a, flow, r, m);
+	if (k >= cap) {
+		topo_min_ports(t, r, dst, k, cand, 1);
+		k = 0;
+	}
+	return t->port_base[r] + cand[k];
+}
+
 /* Router-to-router channels (global port ids) of the minimal route from
  * router `r` to router `dst` for the flow `flow` (source endpoint << 32 |
  * destination endpoint): dimension order on grids (shorter way round a
@@ -106,45 +176,18 @@ static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, 
 		}
 		return 0;
 	}
-	bool spread = a->p.path_select == ANALYTIC_PATH_SPREAD;
-	uint32_t left = analytic_router_distance(a, r, dst);
-	while (left > 0) {
-		/* One scan: the closer ports, the first ANALYTIC_ECMP_MAX of them
-		 * kept on the stack (no allocation per message); only a router
-		 * with more closer ports than that is scanned again to reach the
-		 * one the hash picks. */
-		uint32_t cand[ANALYTIC_ECMP_MAX], m = 0;
-		uint32_t lo = t->port_base[r], hi = t->port_base[r + 1];
-		for (uint32_t gp = lo; gp < hi; gp++) {
-			if (!topo_port_is_network(t, gp) ||
-			    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 != left)
-				continue;
-			if (m < ANALYTIC_ECMP_MAX)
-				cand[m] = gp;
-			m++;
-			if (!spread)
-				break;
+	if (topo_has_min_ports(t)) {
+		while (r != dst) {
+			uint32_t via = analytic_next_hop_listed(a, r, dst, flow);
+			NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + via)));
+			r = t->port_router[t->peer[via]];
 		}
-		if (m == 0)
-			NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
-		uint32_t via = cand[0];
-		if (m > 1) {
-			/* hash-threshold (RFC 2992): region k of m equal regions */
-			uint32_t k = (uint32_t)(((uint64_t)analytic_flow_hash(flow, r) * m) >> 32);
-			if (k < ANALYTIC_ECMP_MAX)
-				via = cand[k];
-			else
-				for (uint32_t gp = cand[ANALYTIC_ECMP_MAX - 1] + 1; gp < hi; gp++)
-					if (topo_port_is_network(t, gp) &&
-					    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 == left &&
-					    k-- == ANALYTIC_ECMP_MAX) {
-						via = gp;
-						break;
-					}
-		}
+		return 0;
+	}
+	for (uint32_t left = analytic_router_distance(a, r, dst); left > 0; left--) {
+		uint32_t via = analytic_next_hop_scan(a, r, dst, left, flow);
 		NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + via)));
 		r = t->port_router[t->peer[via]];
-		left--;
 	}
 	return 0;
 }
