@@ -136,11 +136,20 @@ static void floor_graph_release(struct floor_graph *fg)
 	free(fg->w);
 }
 
+/* A cabinet's cell as column and row. */
+struct floor_xy {
+	uint32_t col, row;
+};
+
 struct floor_sa {
 	const struct floor_graph *fg;
 	uint32_t cols;
 	double wx, wy;   /* metres per column / row */
 	uint32_t *pos;   /* [C] cell of each cabinet */
+	/* [C] pos as column and row, kept with pos: the delta loop runs over
+	 * every neighbour cabinet of every move (512 on dragonfly:a=32,p=4)
+	 * and a division per neighbour was most of its time. */
+	struct floor_xy *xy;
 	uint32_t *occ;   /* [cells] cabinet or LAYOUT_NONE */
 };
 
@@ -164,16 +173,22 @@ static uint32_t floor_absdiff(uint32_t a, uint32_t b)
  * links to cabinet `skip` (which swaps with it and keeps that distance). */
 static void floor_move_delta(const struct floor_sa *sa, uint32_t a, uint32_t to, uint32_t skip, struct floor_cost *d)
 {
-	uint32_t from = sa->pos[a], n = sa->cols;
+	struct floor_xy from = sa->xy[a], dst = {to % sa->cols, to / sa->cols};
 	for (uint32_t i = sa->fg->off[a]; i < sa->fg->off[a + 1]; i++) {
 		uint32_t b = sa->fg->nb[i];
 		if (b == skip)
 			continue;
-		uint32_t pb = sa->pos[b];
+		struct floor_xy pb = sa->xy[b];
 		int64_t w = (int64_t)sa->fg->w[i];
-		d->cols += w * ((int64_t)floor_absdiff(to % n, pb % n) - (int64_t)floor_absdiff(from % n, pb % n));
-		d->rows += w * ((int64_t)floor_absdiff(to / n, pb / n) - (int64_t)floor_absdiff(from / n, pb / n));
+		d->cols += w * ((int64_t)floor_absdiff(dst.col, pb.col) - (int64_t)floor_absdiff(from.col, pb.col));
+		d->rows += w * ((int64_t)floor_absdiff(dst.row, pb.row) - (int64_t)floor_absdiff(from.row, pb.row));
 	}
+}
+
+static void floor_set_pos(struct floor_sa *sa, uint32_t a, uint32_t cell)
+{
+	sa->pos[a] = cell;
+	sa->xy[a] = (struct floor_xy){cell % sa->cols, cell / sa->cols};
 }
 
 static struct floor_cost floor_swap_delta(const struct floor_sa *sa, uint32_t u, uint32_t v)
@@ -193,9 +208,9 @@ static void floor_swap(struct floor_sa *sa, uint32_t u, uint32_t v)
 	sa->occ[u] = b;
 	sa->occ[v] = a;
 	if (a != LAYOUT_NONE)
-		sa->pos[a] = v;
+		floor_set_pos(sa, a, v);
 	if (b != LAYOUT_NONE)
-		sa->pos[b] = u;
+		floor_set_pos(sa, b, u);
 }
 
 static struct floor_cost floor_objective(const struct floor_sa *sa, uint32_t C)
@@ -236,7 +251,7 @@ static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, 
 	for (uint32_t u = 0; u < cells; u++)
 		sa->occ[u] = u < C ? u : LAYOUT_NONE;
 	for (uint32_t a = 0; a < C; a++)
-		sa->pos[a] = a;
+		floor_set_pos(sa, a, a);
 	struct floor_cost cur = floor_objective(sa, C);
 	double cur_m = floor_metres(sa, cur), best_m = cur_m;
 	bool at_best = true; /* the current state is the best seen, not yet copied */
@@ -302,10 +317,11 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	sa.wx = m->cab_width_m;
 	sa.wy = m->cab_depth_m;
 	sa.pos = malloc((size_t)(C ? C : 1) * sizeof *sa.pos);
+	sa.xy = malloc((size_t)(C ? C : 1) * sizeof *sa.xy);
 	sa.occ = malloc((size_t)cells * sizeof *sa.occ);
 	best = malloc((size_t)(C ? C : 1) * sizeof *best);
 	pos_best = malloc((size_t)(C ? C : 1) * sizeof *pos_best);
-	if (!sa.pos || !sa.occ || !best || !pos_best) {
+	if (!sa.pos || !sa.xy || !sa.occ || !best || !pos_best) {
 		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
 		goto out;
 	}
@@ -334,6 +350,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	rc = 0;
 out:
 	free(sa.pos);
+	free(sa.xy);
 	free(sa.occ);
 	free(best);
 	free(pos_best);
