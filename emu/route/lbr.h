@@ -32,11 +32,11 @@ struct lbr_state {
 	uint32_t *ch;            /* [((src*n + dst)*K + k) * max_hops + i] global ports of the path */
 	uint32_t *cum;           /* [(src*n + dst)*K + k] cumulative alpha x LBR_ONE */
 	uint64_t *pair_epoch;    /* [src*n + dst] the snapshot path, ch and cum were computed for */
-	uint32_t *count;         /* [src*n + dst] packets injected since then (lambda_s T, rate=pair) */
+	uint32_t *count;         /* [src*n + dst] packets injected since then (lambda_s T for rate=pair) */
 	uint64_t *src_epoch;     /* [src] the interval src_count counts */
 	uint32_t *src_count;     /* [src] packets injected in snapshot interval src_epoch */
 	uint32_t *src_prev;      /* [src] packets injected in interval src_epoch - 1 (rate=source) */
-	uint32_t *src_active;    /* [src] pairs of src that sent since the last snapshot */
+	uint32_t *src_active;    /* [src] pairs of src that sent since the last snapshot (from count) */
 	uint32_t *occ;           /* [global port] channel queues at snapshot `epoch` */
 };
 
