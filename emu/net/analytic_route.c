@@ -46,7 +46,21 @@ uint32_t analytic_router_distance(const struct analytic *a, uint32_t x, uint32_t
 	const struct topo *t = a->t;
 	if (a->dist)
 		return a->dist[(size_t)x * t->n_routers + y];
-	return topo_distance(t, x, y);
+	if (t->ops->distance || !topo_has_min_ports(t))
+		return topo_distance(t, x, y);
+	/* A family with minimal next hops but no closed-form distance (fat
+	 * trees, Clos): each listed port is one hop closer, so the walk
+	 * along the first is a shortest path, without the all-pairs table
+	 * that capped these networks at ANALYTIC_DIST_MAX_ROUTERS. */
+	uint32_t h = 0;
+	while (x != y) {
+		uint32_t port;
+		if (topo_min_ports(t, x, y, 0, &port, 1) == 0)
+			NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, x, y);
+		x = t->port_router[t->peer[t->port_base[x] + port]];
+		h++;
+	}
+	return h;
 }
 
 static int analytic_route_push(struct analytic *a, size_t *n, uint32_t chan)

@@ -671,6 +671,23 @@ expect_eq "messages line, MiB" "$("$netloom" replay "$dir/big.nlt" 2>/dev/null |
 expect_eq "messages line, bytes" "$("$netloom" replay "$dir/pp.nlt" 2>/dev/null | grep '^  messages:')" \
   "  messages: 20 (2000 bytes, 1.95 KiB): 20 point-to-point, 0 inside collectives; 20 eager, 0 rendezvous"
 
+# Fat trees and Clos have no closed-form distance: the analytic backend
+# built an all-pairs table for their routes and hop counts, and refused
+# them past 4,096 routers ("fattree:k=64,n=3 has 12288 routers and no
+# closed-form distance"). Their own minimal next hops serve both now.
+# Spread puts the two ranks under different leaf switches 2 router hops
+# apart on both trees: 10 x (1 us + 2 x (1 us + 100 ns + 2 x 100 ns)) =
+# 36 us (the table's count on the small tree before).
+for t in fattree:k=4,n=3 fattree:k=64,n=3; do
+  "$netloom" replay "$dir/pp.nlt" "${net[@]}" -t "$t" -s link_model=endpoint -s hop_latency_ns=100 -s placement=spread \
+    --json "$dir/ft.json" > /dev/null 2>&1 || fail "hop count on $t: exit $?"
+  expect_eq "hop count on $t" "$(json "$dir/ft.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" 36000000
+done
+for t in fattree:k=64,n=3 clos:l=3,r=64; do
+  "$netloom" replay "$dir/pp.nlt" "${net[@]}" -t "$t" -s link_model=links -s placement=spread > /dev/null 2>&1 ||
+    fail "routes on $t (past 4,096 routers): exit $?"
+done
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1
