@@ -81,8 +81,10 @@ struct analytic {
 };
 
 /* analytic_route.c. */
-/* The all-pairs router distance table of an irregular topology (a->dist),
- * for routes and hop counts without a BFS per message; NL_EUNSUPPORTED
+/* The all-pairs router distance table (a->dist) of a topology that needs
+ * one for routes and hop counts without a BFS per message: neither a grid
+ * nor a family with minimal next hops (graph files, random networks); 0
+ * and nothing built for the others or when built already. NL_EUNSUPPORTED
  * past ANALYTIC_DIST_MAX_ROUTERS routers, NL_ENOMEM. */
 int analytic_build_dist(struct analytic *a, struct nl_err *err);
 /* Router hops from router x to router y: the table's, else the topology's. */

@@ -18,6 +18,10 @@
 int analytic_build_dist(struct analytic *a, struct nl_err *err)
 {
 	const struct topo *t = a->t;
+	/* Grids route by dimension order; families with minimal next hops
+	 * (their own list, or a closed-form distance) walk those. */
+	if (a->dist || t->grid || topo_has_min_ports(t))
+		return 0;
 	uint32_t n = t->n_routers;
 	if (n > ANALYTIC_DIST_MAX_ROUTERS)
 		return nl_errf(err, NL_EUNSUPPORTED,

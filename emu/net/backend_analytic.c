@@ -307,7 +307,7 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 		 * next hops (fat trees, Clos) need none: routes walk the lists,
 		 * and so do hop counts (analytic_router_distance). */
 		bool need_dist = a->p.link_model == ANALYTIC_LINK_LINKS || a->hop_ps > 0;
-		if (need_dist && !t->grid && !topo_has_min_ports(t)) {
+		if (need_dist) {
 			rc = analytic_build_dist(a, err);
 			if (rc < 0)
 				goto fail;
@@ -492,8 +492,7 @@ static int analytic_set_link_latency(struct net_backend *b, const uint64_t *lat_
 		return nl_errf(err, NL_ECONFIG, "per-link latency: key 'link_model': value 'bus': expected none, endpoint "
 						"or links (a bus has no links)");
 	/* Irregular graphs route through the distance table. */
-	if (!t->grid && !topo_has_min_ports(t) && !a->dist)
-		NL_CHECK(analytic_build_dist(a, err));
+	NL_CHECK(analytic_build_dist(a, err));
 	uint64_t *l = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *l);
 	if (!l)
 		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
