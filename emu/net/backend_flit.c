@@ -177,6 +177,8 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	 * the source's rank makes its packets. */
 	struct flitnet *p = fl_part_of_router(n, topo_ep_router(t, src_ep));
 	const bool local = fl_ep_local(n, src_ep);
+	if (local && n->n_parts > 1 && fl_part_asleep(n, p->part_id))
+		fl_part_wake(n, p->part_id); /* asleep: its clock first */
 	/* Its first packet is its largest; every rank grows the bound alike. */
 	fl_pkt_max_grow(n, flit_packet_flits(fb, bytes < fb->packet_bytes ? bytes : fb->packet_bytes));
 	uint64_t left = bytes;

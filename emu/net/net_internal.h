@@ -611,6 +611,7 @@ struct flitnet {
 	uint32_t n_far, cap_far;
 	uint64_t far_seq;            /* events sent to far[] so far */
 	bool oom;                    /* a run-time allocation failed: the run ends with NL_ENOMEM */
+	bool idle_now;               /* nothing to do in the coming cycle (flitnet_run_until, fl_part_idle) */
 	uint32_t fail_nth;           /* tests: the fail_nth-th run-time allocation from now, and all later, fail (0 = off) */
 
 	/* Active lists. */
@@ -727,6 +728,15 @@ struct flitnet {
 	uint32_t *own;                 /* root: [n_own] the partitions this process runs, in order (all of
 					  them, or under MPI those k with k mod ranks = rank) */
 	uint32_t n_own;
+	uint64_t *awake;               /* root, n_parts > 1: bitmap of the partitions this process runs that
+					  are awake; a clear bit of one of them: it sleeps (flitnet_run_until) */
+	uint64_t *wake;                /* root, n_parts > 1: [k] a sleeping partition's next work, the
+					  cycle it wakes at unless a merge or a send brings it work first */
+	uint64_t wake_min;             /* root: the earliest wake[k] of a sleeping partition, UINT64_MAX for
+					  none, when not wake_stale */
+	bool wake_stale;               /* root: a partition woke early, so wake_min may be too early */
+	uint32_t *xtgt;                /* root, n_parts > 1: [n_xtgt] the partitions the cycle's merge feeds */
+	uint32_t n_xtgt;
 	uint32_t x_rank, x_size;       /* this process's MPI rank and the ranks (0 and 1 without MPI) */
 	bool parts_chosen;             /* root: partitions automatic or raised to threads x ranks
 					  (fl_plan_split), not the key's value: a refusal of the count
@@ -895,6 +905,33 @@ void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_
 /* One cycle of partition n: arrivals, endpoints, then routers (BookSim's
  * _Step); it touches only what the partition owns (part.c). */
 void fl_cycle(struct flitnet *n);
+/* Sleeping partition k (flitnet_run_until) back at the network's clock,
+ * and every sleeping one. */
+void fl_part_wake(struct flitnet *n, uint32_t k);
+void fl_parts_wake_all(struct flitnet *n);
+/* Partition k, one this process runs, sleeps (n->awake). */
+static inline bool fl_part_asleep(const struct flitnet *n, uint32_t k)
+{
+	return !(n->awake[k >> 6] >> (k & 63) & 1);
+}
+/* The first awake partition from k on, n_parts when none: with
+ * FL_FOR_AWAKE, the partitions this process runs, sleeping ones left
+ * out, in order (those of n->own while none sleeps). n_parts > 1. */
+static inline uint32_t fl_awake_from(const struct flitnet *n, uint32_t k)
+{
+	const uint32_t words = (n->n_parts + 63) / 64;
+	uint32_t w = k >> 6;
+	if (w >= words)
+		return n->n_parts;
+	uint64_t bits = n->awake[w] & (~0ULL << (k & 63));
+	while (!bits) {
+		if (++w >= words)
+			return n->n_parts;
+		bits = n->awake[w];
+	}
+	return w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+#define FL_FOR_AWAKE(n, k) for (uint32_t k = fl_awake_from(n, 0); k < (n)->n_parts; k = fl_awake_from(n, k + 1))
 /* Lengthen every router-to-router channel g by cycles[g] (per-link
  * latency from cable lengths; [global port], terminal entries ignored):
  * before any traffic. The wheels and the deadlock bound follow the

@@ -104,6 +104,9 @@ void fl_part_release(struct flitnet *n)
 	fl_xboxes_free(n->xbox, n->n_parts);
 	free(n->xdst);
 	free(n->xin);
+	free(n->wake);
+	free(n->xtgt);
+	free(n->awake);
 }
 
 #define FL_PCALLOC(ptr, count)                                        \
@@ -319,11 +322,20 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	 * resident (fl_calloc_lines): 32 bytes x partitions squared was 537 MB
 	 * at 4,096 partitions. */
 	n->xbox = fl_calloc_lines(n_parts, sizeof *n->xbox);
+	n->wake = calloc(n_parts, sizeof *n->wake);
+	n->xtgt = calloc(n_parts, sizeof *n->xtgt);
+	n->awake = calloc(((size_t)n_parts + 63) / 64, sizeof *n->awake);
+	n->wake_min = UINT64_MAX;
+	if (n->awake)
+		for (uint32_t k = 0; k < n_parts; k++)
+			if (k % n->x_size == n->x_rank)
+				n->awake[k >> 6] |= 1ULL << (k & 63);
 	if (n->la_upstream) {
 		n->xsrc = calloc((size_t)t->n_ports * n->V, sizeof *n->xsrc);
 		n->xstamp = calloc((size_t)t->n_ports * n->V, sizeof *n->xstamp);
 	}
-	if (!lo || !eps || !n->xpkt || !n->xbox || (n->la_upstream && (!n->xsrc || !n->xstamp))) {
+	if (!lo || !eps || !n->xpkt || !n->xbox || !n->wake || !n->xtgt || !n->awake ||
+	    (n->la_upstream && (!n->xsrc || !n->xstamp))) {
 		free(lo);
 		free(eps);
 		goto nomem;
@@ -512,8 +524,11 @@ void fl_part_merge_into(struct flitnet *n, struct flitnet *p)
  * packs it. */
 static void fl_part_list_inbound(struct flitnet *n)
 {
-	for (uint32_t i = 0; i < n->n_own; i++) {
-		struct flitnet *s = n->part[n->own[i]];
+	n->n_xtgt = 0;
+	FL_FOR_AWAKE(n, k) {
+		struct flitnet *s = n->part[k];
+		if (s->idle_now)
+			continue; /* it sent nothing */
 		uint32_t kept = 0;
 		for (uint32_t j = 0; j < s->n_xdst; j++) {
 			const uint32_t t = s->xdst[j];
@@ -522,6 +537,13 @@ static void fl_part_list_inbound(struct flitnet *n)
 				continue;
 			}
 			struct flitnet *p = n->part[t];
+			if (!p->n_xin) {
+				/* Asleep, it wakes at the clock its idle cycles would
+				 * have reached, before the events are scheduled. */
+				if (fl_part_asleep(n, t))
+					fl_part_wake(n, t);
+				n->xtgt[n->n_xtgt++] = t;
+			}
 			if (!fl_part_list_add(n, &p->xin, &p->n_xin, &p->cap_xin, s->part_id)) {
 				s->xdst[kept++] = t; /* n->oom ends the run */
 				continue;
@@ -538,8 +560,8 @@ void fl_part_merge_own(struct flitnet *n)
 	if (n->workers)
 		fl_workers_merge(n->workers);
 	else
-		for (uint32_t i = 0; i < n->n_own; i++)
-			fl_part_merge_into(n, n->part[n->own[i]]);
+		for (uint32_t i = 0; i < n->n_xtgt; i++)
+			fl_part_merge_into(n, n->part[n->xtgt[i]]);
 }
 
 void fl_part_gather_done(struct flitnet *n, struct flitnet *s)
@@ -686,8 +708,14 @@ void fl_part_exchange(struct flitnet *n)
 		fl_part_merge_own(n);
 		if (n->la_upstream)
 			fl_la_flush_parts(n);
-		for (uint32_t k = 1; k < n->n_parts; k++) {
+		/* An idle or sleeping partition's counters are zero and it
+		 * finished no message; a merge into one woke it. */
+		for (uint32_t i = 0; i < n->n_xtgt; i++)
+			n->oom |= n->part[n->xtgt[i]]->oom;
+		FL_FOR_AWAKE(n, k) {
 			struct flitnet *s = n->part[k];
+			if (!k || s->idle_now)
+				continue;
 			fl_part_fold_counters(n, s);
 			fl_part_gather_done(n, s);
 		}
@@ -696,8 +724,28 @@ void fl_part_exchange(struct flitnet *n)
 		fl_msg_flush(n);
 }
 
+/* Partition s holds the root's settings (fl_part_sync). Only the sync
+ * writes them, to every partition alike, so partition 1 stands for all:
+ * a replay runs the network to each of its next events, and syncing
+ * every partition at each cost 5% of a sparse replay's time. */
+static bool fl_part_in_sync(const struct flitnet *n, const struct flitnet *s)
+{
+	const struct fl_synth *a = &s->synth, *b = &n->synth;
+	return a->traffic == b->traffic && !memcmp(&a->pkt_rate, &b->pkt_rate, sizeof a->pkt_rate) &&
+	       !memcmp(&a->pkt_rate_l, &b->pkt_rate_l, sizeof a->pkt_rate_l) && a->size_lo == b->size_lo &&
+	       a->size_hi == b->size_hi && a->class_rule == b->class_rule &&
+	       s->obs.count_traffic == n->obs.count_traffic &&
+	       s->obs.record_all == n->obs.record_all && s->obs.watch_drain == n->obs.watch_drain &&
+	       s->obs.count_channels == n->obs.count_channels && s->obs.measure_before == n->obs.measure_before &&
+	       s->obs.reset_time == n->obs.reset_time && s->obs.drain_time == n->obs.drain_time &&
+	       s->obs.job_flits == n->obs.job_flits && s->obs.ep_job == n->obs.ep_job &&
+	       s->obs.n_jobs == n->obs.n_jobs;
+}
+
 void fl_part_sync(struct flitnet *n)
 {
+	if (n->n_parts < 2 || fl_part_in_sync(n, n->part[1]))
+		return;
 	for (uint32_t k = 1; k < n->n_parts; k++) {
 		struct flitnet *s = n->part[k];
 		s->synth = n->synth;

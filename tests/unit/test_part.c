@@ -377,6 +377,126 @@ static void test_backend_split(void)
 	}
 }
 
+/* Sparse messages (issue 11's sleeping partitions, flitnet.c): three
+ * tokens hop between far-apart endpoints of an 8x8 torus, each sent
+ * 300 ns after the last arrived, so most partitions sleep most of the
+ * time, wake on a send or on a flit crossing into them, and the network
+ * idles between hops. *slept counts the advances after which a partition
+ * slept. */
+static char *backend_sparse_log(const char *extra, const char *const *parts, uint32_t *slept, struct nl_err *e)
+{
+	const char *kv[] = {"topology=torus:k=8x8", "num_vcs=2", "packet_bytes=256", "flit_bytes=32", extra, parts[0],
+			    parts[1], parts[2], NULL};
+	struct config cfg;
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	struct deliv d = {0};
+	const uint32_t E = 64;
+
+	if (make_config(&cfg, kv, e) || topo_new("torus:k=8x8", &t, e))
+		return NULL;
+	b.ops = net_backend_find("flit", e);
+	if (!b.ops || b.ops->create(&b, &cfg, t, e))
+		return NULL;
+	const struct flitnet *n = fl_backend_net(&b);
+	int rc = 0;
+	for (uint32_t k = 0; k < 3 && !rc; k++)
+		rc = b.ops->send(&b, 0, 21 * k, (21 * k + 27) % E, 32, k, e);
+	/* The hops waiting for their time: the network is advanced to it
+	 * first, as net.h asks of a send. */
+	struct hop {
+		uint64_t at_ps, id;
+	} wait[3];
+	uint32_t n_wait = 0;
+	for (bool sent = true; !rc; ) {
+		uint64_t until = UINT64_MAX / 2, reached, next;
+		for (uint32_t i = 0; i < n_wait; i++)
+			if (wait[i].at_ps < until)
+				until = wait[i].at_ps;
+		d.n = 0;
+		rc = b.ops->advance(&b, until, on_deliver, &d, &reached, &next, e);
+		if (rc)
+			break;
+		for (uint32_t k = 1; k < n->n_parts && n->n_parts > 1; k++)
+			if (fl_part_asleep(n, k)) {
+				(*slept)++;
+				break;
+			}
+		sent = false;
+		for (uint32_t i = 0; i < n_wait && !rc;) {
+			if (wait[i].at_ps > reached) {
+				i++;
+				continue;
+			}
+			/* Token id % 3 at hop id / 3 + 1, from where it arrived. */
+			const uint64_t id = wait[i].id;
+			const uint32_t at = (uint32_t)((21 * (id % 3) + 27 * (id / 3 + 1)) % E);
+			rc = b.ops->send(&b, reached, at, (at + 27) % E, 32 + 200 * (id % 7), id + 3, e);
+			wait[i] = wait[--n_wait];
+			sent = true;
+		}
+		for (uint32_t i = 0; i < d.n; i++)
+			if (d.ids[i] + 3 < 3 * 21)
+				wait[n_wait++] = (struct hop){reached + 300000, d.ids[i]};
+		if (!d.n && !n_wait && !sent && next == UINT64_MAX)
+			break;
+	}
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+	if (rc) {
+		free(d.log);
+		return NULL;
+	}
+	return d.log;
+}
+
+static void test_backend_sparse(void)
+{
+	/* A whole speedup lets partitions sleep; 1.5 keeps them stepping
+	 * idle cycles; a 4-cycle channel makes far events; lookahead routing
+	 * decided upstream, decisions made at the exchange. */
+	static const char *const extra[] = {"num_vcs=2", "internal_speedup=2.0", "internal_speedup=1.5",
+					    "channel_latency=4", "lookahead_decide=upstream"};
+	static const char *const sparse_splits[][3] = {
+		{"partitions=1", NULL}, {"partitions=2", NULL}, {"partitions=8", NULL},
+		{"partitions=8", "partitioner=metis", NULL}, {"threads=2", NULL},
+	};
+	for (size_t x = 0; x < sizeof extra / sizeof *extra; x++) {
+		struct nl_err e = {0};
+		const char *rd = x == 4 ? "routing_delay=0" : "routing_delay=1";
+		const char *base[3] = {sparse_splits[0][0], rd, NULL};
+		uint32_t slept = 0;
+		char *one = backend_sparse_log(extra[x], base, &slept, &e);
+		CHECK_OK(one ? 0 : -1, &e);
+		size_t n_deliv = 0;
+		for (const char *c = one; c && *c; c++)
+			n_deliv += *c == ';';
+		CHECK_UINT(n_deliv, ==, 63);
+		for (size_t p = 1; one && p < sizeof sparse_splits / sizeof *sparse_splits; p++) {
+			if (!split_runs_here(p == 4 ? 4 : 0))
+				continue;
+			const char *parts[3] = {sparse_splits[p][0], sparse_splits[p][1] ? sparse_splits[p][1] : rd,
+						sparse_splits[p][1] ? rd : NULL};
+			slept = 0;
+			char *s = backend_sparse_log(extra[x], parts, &slept, &e);
+			CHECK_OK(s ? 0 : -1, &e);
+			if (s && strcmp(one, s))
+				fprintf(stderr, "  %s %s %s: not partitions=1's deliveries\n", extra[x], parts[0],
+					parts[1]);
+			if (s)
+				CHECK_STR(one, s);
+			/* One thread and a whole speedup: partitions slept. */
+			if (p != 4 && x != 2)
+				CHECK_UINT(slept, >, 0);
+			else
+				CHECK_UINT(slept, ==, 0);
+			free(s);
+		}
+		free(one);
+	}
+}
+
 static void test_errors(void)
 {
 	struct net_point pt;
@@ -466,6 +586,7 @@ int main(void)
 	TEST_RUN(test_ranges_and_crossing);
 	TEST_RUN(test_deadlock_split);
 	TEST_RUN(test_backend_split);
+	TEST_RUN(test_backend_sparse);
 	TEST_RUN(test_errors);
 	return test_done();
 }
