@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/ini_lines.h"
 #include "core/param.h"
+#include "core/path.h"
 #include "place/place.h"
 
 /* A job's first key of a synthetic job (ranks, bytes, interval_s, steps),
@@ -35,7 +36,7 @@ struct wl_ctx {
 	struct place_workload *w;
 	const char *path;
 	struct ini_lines src;  /* the file, its line (the handler's) and headers */
-	char dir[4096];        /* the file's folder with a trailing '/', "" for none */
+	char dir[4096];        /* the file's folder (path_dir_of), "" for the working directory */
 	struct nl_err *err;
 	int rc;
 	/* The section being read, and src.headers when it began: a header
@@ -118,11 +119,7 @@ static bool wl_seed(struct wl_ctx *x, const char *section, const char *key, cons
 /* A path relative to the workload file's folder (absolute ones stay). */
 static char *wl_path(const struct wl_ctx *x, const char *v)
 {
-	size_t n = (v[0] == '/' ? 0 : strlen(x->dir)) + strlen(v) + 1;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s%s", v[0] == '/' ? "" : x->dir, v);
-	return p;
+	return path_in_dir(x->dir, v);
 }
 
 static int wl_set_path(struct wl_ctx *x, char **dst, const char *value)
@@ -399,9 +396,7 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	memset(w, 0, sizeof *w);
 	w->seed = 1;
 	struct wl_ctx x = {.w = w, .path = path, .err = err};
-	const char *slash = strrchr(path, '/');
-	if (slash && (size_t)(slash - path + 1) < sizeof x.dir)
-		snprintf(x.dir, sizeof x.dir, "%.*s", (int)(slash - path + 1), path);
+	path_dir_of(path, x.dir, sizeof x.dir);
 	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
 	x.src.empty_section = wl_empty_section;
 	x.src.empty_ctx = &x;

@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/param.h"
+#include "core/path.h"
 #include "core/progress.h"
 #include "core/version.h"
 #include "layout/layout.h"
@@ -442,9 +443,7 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	c->n_seeds = 1;
 	c->backend = strdup("analytic");
 	c->preset = strdup("flex");
-	const char *slash = strrchr(study, '/');
-	if (slash)
-		snprintf(c->dir, sizeof c->dir, "%.*s", (int)(slash - study), study);
+	path_dir_of(study, c->dir, sizeof c->dir);
 	c->rank = net_mpi_rank(o->mpi);
 	c->size = net_mpi_size(o->mpi);
 	FILE *f;

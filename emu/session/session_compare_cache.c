@@ -12,6 +12,7 @@
 
 #include "core/config.h"
 #include "core/output.h"
+#include "core/path.h"
 #include "core/version.h"
 #include "layout/layout.h"
 #include "session/session_internal.h"
@@ -68,83 +69,6 @@ static char *cmp_file_id(void *ctx, const char *path)
 	else
 		snprintf(buf, sizeof buf, "unreadable");
 	return strdup(buf);
-}
-
-/* One spec (len bytes at spec) into out, its files through fn: the
- * grammar of param_parse, "name[(inner)][:k=v,...]", values without
- * commas; anything else is copied as it is. */
-static bool cmp_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(void *, const char *), void *ctx)
-{
-	if (len && spec[0] == '@') {
-		char *path = strndup(spec + 1, len - 1), *r = path ? fn(ctx, path) : NULL;
-		if (r)
-			fprintf(out, "@%s", r);
-		free(path);
-		free(r);
-		return r != NULL;
-	}
-	size_t p = 0;
-	while (p < len && spec[p] != ':' && spec[p] != '(')
-		p++;
-	fwrite(spec, 1, p, out);
-	if (p < len && spec[p] == '(') {
-		size_t q = p;
-		int depth = 0;
-		for (; q < len; q++)
-			if (spec[q] == '(')
-				depth++;
-			else if (spec[q] == ')' && --depth == 0)
-				break;
-		if (q == len) { /* unbalanced: refused by the parser, kept as typed */
-			fwrite(spec + p, 1, len - p, out);
-			return true;
-		}
-		fputc('(', out);
-		if (!cmp_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx))
-			return false;
-		fputc(')', out);
-		p = q + 1;
-	}
-	if (p >= len || spec[p] != ':') {
-		fwrite(spec + p, 1, len - p, out);
-		return true;
-	}
-	fputc(':', out);
-	for (p++; p <= len;) {
-		const char *item = spec + p, *comma = memchr(item, ',', len - p);
-		size_t n = comma ? (size_t)(comma - item) : len - p;
-		if (n > 5 && !strncmp(item, "file=", 5)) {
-			char *path = strndup(item + 5, n - 5), *r = path ? fn(ctx, path) : NULL;
-			if (r)
-				fprintf(out, "file=%s", r);
-			free(path);
-			free(r);
-			if (!r)
-				return false;
-		} else {
-			fwrite(item, 1, n, out);
-		}
-		if (!comma)
-			break;
-		fputc(',', out);
-		p += n + 1;
-	}
-	return true;
-}
-
-char *cmp_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	bool ok = cmp_spec_walk(spec, strlen(spec), f, fn, ctx);
-	if (fclose(f) != 0 || !ok) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /* A string of the cache key as JSON: as it is when jansson takes it (valid
@@ -221,7 +145,7 @@ int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *buil
 {
 	NL_CHECK(session_topo(sim, err));
 	json_t *j = config_to_json(&sim->cfg);
-	char *topo = cmp_spec_files(sim->topo->spec, cmp_file_id, NULL), *text = NULL;
+	char *topo = path_spec_files(sim->topo->spec, cmp_file_id, NULL), *text = NULL;
 	int rc = j && topo ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = cmp_key_bytes(&sim->cfg, j);
@@ -455,7 +379,7 @@ void cmp_cost_key(const char *spec, const struct layout_cfg *lc, const char *bui
 	/* The files the spec names by their contents, not their paths (an
 	 * edited anynet or graph file is another network); the spec as it is
 	 * only when out of memory. */
-	char *files = cmp_spec_files(spec, cmp_file_id, NULL);
+	char *files = path_spec_files(spec, cmp_file_id, NULL);
 	const char *topo = files ? files : spec;
 	/* The annealing's budget and seed matter only when it may run. */
 	if (lc->placement != LAYOUT_PLACE_RULE)

@@ -181,11 +181,6 @@ bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
  * (placement_map, calibration): relative to the study file's folder, as
  * every path of a study, and its bytes are part of the cache key. */
 bool cmp_is_file_key(const char *name);
-/* Topology spec with every file it names (a leading "@PATH", the file=
- * parameter of any family, nested specs included) replaced by fn(ctx,
- * PATH), a string fn allocates; the rest as it is. Returns a new string
- * (the caller frees it), or NULL when out of memory (fn returned NULL). */
-char *cmp_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx);
 void cmp_cache_put(const struct cmp *c, const struct cmp_run *r);
 void cmp_cost_key(const char *spec, const struct layout_cfg *lc, const char *build, char key[20]);
 struct topo;

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/param.h"
+#include "core/path.h"
 #include "session/session.h"
 
 #include "session/session_compare_internal.h"
@@ -34,14 +35,10 @@ void cmp_problem(struct cmp *c, const char *fmt, ...)
 	c->n_problems++;
 }
 
+/* A path the study names, read from the study file's folder. */
 static char *cmp_path(const struct cmp *c, const char *v)
 {
-	char buf[2048];
-	if (v[0] == '/' || !c->dir[0])
-		snprintf(buf, sizeof buf, "%s", v);
-	else
-		snprintf(buf, sizeof buf, "%s/%s", c->dir, v);
-	return strdup(buf);
+	return path_in_dir(c->dir, v);
 }
 
 static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -187,7 +184,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, sec, CMP_MAX_KEYS);
 		} else {
 			char *v = cmp_is_file_key(name)	     ? cmp_path(c, value)
-				  : !strcmp(name, "topology") ? cmp_spec_files(value, cmp_spec_path, c)
+				  : !strcmp(name, "topology") ? path_spec_files(value, cmp_spec_path, c)
 							      : strdup(value);
 			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name), v, line};
 		}

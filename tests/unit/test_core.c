@@ -15,6 +15,7 @@
 #include "core/ini_lines.h"
 #include "core/output.h"
 #include "core/param.h"
+#include "core/path.h"
 #include "core/rng.h"
 #include "core/stats.h"
 #include "core/text.h"
@@ -589,6 +590,29 @@ static void test_config_path_keys(void)
 	CHECK(config_each_path(&c, demo_path_seen, seen) == 7);
 	CHECK_STR(seen, "placement_map=m.txt;calibration=c.json;");
 	config_release(&c);
+}
+
+/* A file's folder and a name in it: the one rule of -c, study and
+ * workload files (core/path.h). */
+static void test_path_in_dir(void)
+{
+	static const char *const dirs[][2] = {{"f.ini", ""}, {"/f.ini", "/"}, {"a/b/f.ini", "a/b"}, {"/a/f.ini", "/a"}};
+	char dir[64];
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		CHECK(path_dir_of(dirs[i][0], dir, sizeof dir));
+		CHECK_STR(dir, dirs[i][1]);
+	}
+	CHECK(!path_dir_of("a/b/f.ini", dir, 3));
+	CHECK_STR(dir, "");
+	static const char *const joins[][3] = {
+		{"", "x.map", "x.map"}, {"/", "x.map", "/x.map"}, {"d", "x.map", "d/x.map"},
+		{"d/", "x.map", "d/x.map"}, {"d", "/abs/x.map", "/abs/x.map"},
+	};
+	for (size_t i = 0; i < sizeof joins / sizeof *joins; i++) {
+		char *p = path_in_dir(joins[i][0], joins[i][1]);
+		CHECK_STR(p, joins[i][2]);
+		free(p);
+	}
 }
 
 /* --dump refuses, before writing a line, a value the INI reader would not
@@ -1392,6 +1416,7 @@ int main(void)
 	TEST_RUN(test_stats_t95);
 	TEST_RUN(test_config_file);
 	TEST_RUN(test_config_path_keys);
+	TEST_RUN(test_path_in_dir);
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_ini_lines_long);
 	TEST_RUN(test_ini_lines_names);

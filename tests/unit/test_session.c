@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/path.h"
 #include "core/version.h"
 #include "netloom/netloom.h"
 #include "session/session_compare_internal.h"
@@ -967,7 +968,7 @@ static void test_compare_topology_files(void)
 		{"profile=file=x", "profile=file=x"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		char *r = cmp_spec_files(cases[i][0], test_under, "D");
+		char *r = path_spec_files(cases[i][0], test_under, "D");
 		CHECK(r != NULL);
 		CHECK_STR(r, cases[i][1]);
 		free(r);

@@ -1,0 +1,108 @@
+/* File names a file names, read from its folder (path.h). */
+#include "core/path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool path_dir_of(const char *path, char *dir, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (cap == 0)
+		return false;
+	dir[0] = '\0';
+	if (n >= cap)
+		return false;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return true;
+}
+
+char *path_in_dir(const char *dir, const char *name)
+{
+	size_t n_dir = name[0] == '/' ? 0 : strlen(dir);
+	bool sep = n_dir > 0 && dir[n_dir - 1] != '/';
+	size_t n = n_dir + sep + strlen(name) + 1;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%.*s%s%s", (int)n_dir, dir, sep ? "/" : "", name);
+	return p;
+}
+
+/* One spec (len bytes at spec) into out, its files through fn: the
+ * grammar of param_parse, "name[(inner)][:k=v,...]", values without
+ * commas; anything else is copied as it is. */
+static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(void *, const char *), void *ctx)
+{
+	if (len && spec[0] == '@') {
+		char *path = strndup(spec + 1, len - 1), *r = path ? fn(ctx, path) : NULL;
+		if (r)
+			fprintf(out, "@%s", r);
+		free(path);
+		free(r);
+		return r != NULL;
+	}
+	size_t p = 0;
+	while (p < len && spec[p] != ':' && spec[p] != '(')
+		p++;
+	fwrite(spec, 1, p, out);
+	if (p < len && spec[p] == '(') {
+		size_t q = p;
+		int depth = 0;
+		for (; q < len; q++)
+			if (spec[q] == '(')
+				depth++;
+			else if (spec[q] == ')' && --depth == 0)
+				break;
+		if (q == len) { /* unbalanced: refused by the parser, kept as typed */
+			fwrite(spec + p, 1, len - p, out);
+			return true;
+		}
+		fputc('(', out);
+		if (!path_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx))
+			return false;
+		fputc(')', out);
+		p = q + 1;
+	}
+	if (p >= len || spec[p] != ':') {
+		fwrite(spec + p, 1, len - p, out);
+		return true;
+	}
+	fputc(':', out);
+	for (p++; p <= len;) {
+		const char *item = spec + p, *comma = memchr(item, ',', len - p);
+		size_t n = comma ? (size_t)(comma - item) : len - p;
+		if (n > 5 && !strncmp(item, "file=", 5)) {
+			char *path = strndup(item + 5, n - 5), *r = path ? fn(ctx, path) : NULL;
+			if (r)
+				fprintf(out, "file=%s", r);
+			free(path);
+			free(r);
+			if (!r)
+				return false;
+		} else {
+			fwrite(item, 1, n, out);
+		}
+		if (!comma)
+			break;
+		fputc(',', out);
+		p += n + 1;
+	}
+	return true;
+}
+
+char *path_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	bool ok = path_spec_walk(spec, strlen(spec), f, fn, ctx);
+	if (fclose(f) != 0 || !ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
