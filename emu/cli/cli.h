@@ -133,7 +133,9 @@ int cli_check_trace_files(const char *opt, const char *trace, const struct cli_f
  * as the inputs: the topology's spec files (as cli_check_spec_files) and
  * the keys placement_map and calibration, each named where it was set
  * ("-s placement_map", "sys.ini:3 calibration", "-s topology
- * graph:file="), as the work reads them (from the working folder). */
+ * graph:file="), as the work reads them (a -c file's relative names from
+ * its folder, config_load_file); a name a -c file wrote relative is named
+ * as written and where it was read (config_err_files). */
 struct config;
 struct config_unread;
 int cli_check_config_files(const struct config *cfg, const struct cli_file *out, size_t n_out, struct nl_err *err);

@@ -534,7 +534,7 @@ void cli_warn_unread_study(const char *cmd, const struct config *const *cfgs, si
 			if (e->origin[strlen(e->origin) - 1] != ']')
 				fprintf(stderr, ": [%s]", e->table->section);
 			fprintf(stderr, " key '%s': value '", key);
-			nl_fputs_one_line(e->value, stderr);
+			nl_fputs_one_line(e->given ? e->given : e->value, stderr); /* as the file wrote it */
 			fprintf(stderr, "' is not read by %s (%s); it has no effect\n", cmd, why);
 		}
 	}

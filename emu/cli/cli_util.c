@@ -274,6 +274,11 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
 	config_each_path(cfg, cli_inputs_add_key, &(struct cli_inputs_key){x, cfg});
 	int rc = cli_check_files(x->in, x->n, out, n_out, err);
 	free(x);
+	/* Names a -c file wrote relative, as written and where they were read. */
+	for (size_t t = 0; rc < 0 && t < cfg->n_tables; t++)
+		for (const struct param_def *d = cfg->tables[t]->keys; d->name; d++)
+			if (d->type == PARAM_PATH || d->type == PARAM_SPEC)
+				config_err_files(cfg, d->name, err);
 	return rc;
 }
 

@@ -11,9 +11,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/output.h"
+#include "core/path.h"
 
 void config_init(struct config *c, const struct config_table *const *tables, size_t n_tables)
 {
@@ -27,6 +29,8 @@ void config_release(struct config *c)
 	for (size_t i = 0; i < c->n_entries; i++) {
 		free(c->entries[i].value);
 		free(c->entries[i].origin);
+		free(c->entries[i].given);
+		free(c->entries[i].base);
 	}
 	free(c->entries);
 	c->entries = NULL;
@@ -154,49 +158,75 @@ static int config_unknown_section(const struct config *c, const char *where, con
 	return nl_errf(err, NL_ECONFIG, "%s: unknown section [%.*s]; expected %s", where, (int)n, name, list);
 }
 
-static int config_put(struct config *c, const struct config_table *t, const struct param_def *d,
-		      const char *value, const char *origin)
+/* A copy of s, NULL for NULL; false when out of memory. */
+static bool config_dup(const char *s, char **out)
 {
+	*out = s ? strdup(s) : NULL;
+	return !s || *out;
+}
+
+/* Record value (and origin, and given and base, each NULL when none) as
+ * the key's, replacing an earlier one. */
+static int config_put(struct config *c, const struct config_table *t, const struct param_def *d,
+		      const char *value, const char *origin, const char *given, const char *base)
+{
+	struct config_entry n = {t, d, NULL, NULL, NULL, NULL};
+	if (!config_dup(value, &n.value) || !config_dup(origin, &n.origin) || !config_dup(given, &n.given) ||
+	    !config_dup(base, &n.base))
+		goto oom;
 	for (size_t i = 0; i < c->n_entries; i++)
 		if (c->entries[i].def == d) {
-			char *v = strdup(value), *o = strdup(origin);
-			if (!v || !o) {
-				free(v);
-				free(o);
-				return NL_ENOMEM;
-			}
-			free(c->entries[i].value);
-			free(c->entries[i].origin);
-			c->entries[i].value = v;
-			c->entries[i].origin = o;
+			struct config_entry *e = &c->entries[i];
+			free(e->value);
+			free(e->origin);
+			free(e->given);
+			free(e->base);
+			*e = n;
 			return 0;
 		}
 	if (c->n_entries == c->cap_entries) {
 		size_t cap = c->cap_entries ? 2 * c->cap_entries : 32;
 		struct config_entry *e = realloc(c->entries, cap * sizeof *e);
 		if (!e)
-			return NL_ENOMEM;
+			goto oom;
 		c->entries = e;
 		c->cap_entries = cap;
 	}
-	struct config_entry *e = &c->entries[c->n_entries];
-	e->table = t;
-	e->def = d;
-	e->value = strdup(value);
-	e->origin = strdup(origin);
-	if (!e->value || !e->origin) {
-		free(e->value);
-		free(e->origin);
-		return NL_ENOMEM;
-	}
-	c->n_entries++;
+	c->entries[c->n_entries++] = n;
 	return 0;
+oom:
+	free(n.value);
+	free(n.origin);
+	free(n.given);
+	free(n.base);
+	return NL_ENOMEM;
+}
+
+/* A file name a file wrote, as read from its folder (*ctx). */
+static char *config_in_base(void *ctx, const char *name)
+{
+	const char *const *base = ctx;
+	return path_in_dir(*base, name);
+}
+
+/* value with the file names it holds read from folder base (path.h): the
+ * whole value of a PARAM_PATH key, the @FILE and file= of a spec. A new
+ * string, or NULL when out of memory. */
+static char *config_resolve_files(const struct param_def *d, const char *value, const char *base)
+{
+	if (d->type == PARAM_PATH)
+		return path_in_dir(base, value);
+	if (d->type == PARAM_SPEC)
+		return path_spec_files(value, config_in_base, &base);
+	return strdup(value);
 }
 
 /* Validate key=value against the tables and record it. `where` prefixes
- * messages ("file:12" or "-s"). `section` is the INI section or NULL. */
+ * messages ("file:12" or "-s"). `section` is the INI section or NULL.
+ * `base`: the absolute folder of the file that set it, whose relative file
+ * names are read from there; NULL: from the working directory. */
 static int config_set_checked(struct config *c, const char *section, const char *key,
-			      const char *value, const char *where, struct nl_err *err)
+			      const char *value, const char *where, const char *base, struct nl_err *err)
 {
 	const struct param_def *d = NULL;
 	const struct config_table *t = config_find_key(c, key, &d);
@@ -215,14 +245,26 @@ static int config_set_checked(struct config *c, const char *section, const char 
 	if (value[0] == '\0')
 		return nl_errf(err, NL_ECONFIG, "%s: key '%s' has an empty value", where, key);
 
-	void *scratch = calloc(1, t->struct_size);
-	if (!scratch)
+	/* The value is checked and kept with its file names as they are read,
+	 * so every reader of the key (the topology, the placement, the
+	 * results' config) gets a name that works from any directory. */
+	const char *given = value;
+	char *resolved = base ? config_resolve_files(d, value, base) : NULL;
+	if (base && !resolved)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
+	if (resolved)
+		value = resolved;
+	void *scratch = calloc(1, t->struct_size);
+	if (!scratch) {
+		free(resolved);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
+	}
 	int rc = param_set(d, scratch, value, where, err);
 	free(scratch);
 	if (rc == 0 && c->check_value && c->check_value(key, value, err) < 0) {
-		nl_err_prefix(err, "%s: key '%s' value '%s'", where, key, value);
+		nl_err_prefix(err, "%s: key '%s' value '%s'", where, key, given);
 		err->code = NL_ECONFIG;
+		free(resolved);
 		return NL_ECONFIG;
 	}
 	if (rc < 0) {
@@ -234,11 +276,13 @@ static int config_set_checked(struct config *c, const char *section, const char 
 			snprintf(p, sizeof err->msg - (size_t)(p - err->msg), ": key '%s", rest);
 		}
 		err->code = NL_ECONFIG;
+		free(resolved);
 		return NL_ECONFIG;
 	}
-	if (config_put(c, t, d, value, where) < 0)
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
-	return 0;
+	bool is_moved = strcmp(value, given) != 0;
+	rc = config_put(c, t, d, value, where, is_moved ? given : NULL, is_moved ? base : NULL);
+	free(resolved);
+	return rc < 0 ? nl_errf(err, NL_ENOMEM, "%s: out of memory", where) : 0;
 }
 
 int config_set(struct config *c, const char *kv, const char *value, const char *origin,
@@ -268,7 +312,7 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
 	if (config_find_key(c, key, &d) && param_value_has_blanks(d, val, &start, &n))
 		return nl_errf(err, NL_ECONFIG, "%s: key '%s' value '%s': expected '%.*s' (no blanks around a key's value)",
 			       origin, key, val, (int)n, start);
-	return config_set_checked(c, NULL, key, val, origin, err);
+	return config_set_checked(c, NULL, key, val, origin, NULL, err);
 }
 
 /* Reading INI files through libinih.
@@ -284,6 +328,7 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
 struct config_ini_ctx {
 	struct config *c;
 	const char *path;
+	const char *base; /* absolute folder of the file, its file names' (NULL: the working directory's) */
 	struct nl_err *err;
 	int rc;
 	struct ini_lines_reader rd; /* the file's lines: the one being read, for messages */
@@ -409,7 +454,7 @@ static int config_ini_flush(struct config_ini_ctx *x)
 					x->pend_where, x->pend_name, first);
 	}
 	if (x->rc == 0)
-		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->err);
+		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->base, x->err);
 	/* A mis-indented key whose line the previous key's type refuses says
 	 * so ("key 'num_vcs' value 'vc_buf_size = 2': expected an integer");
 	 * a text key took the line as its value, silently ('placement_map =
@@ -467,11 +512,43 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
+/* The absolute folder of the open configuration file f (at path), from
+ * which its relative file names are read; NULL (nothing to free) when f
+ * is not a regular file (a pipe, /dev/stdin: no folder of its own, so the
+ * working directory's) or out of memory. */
+static char *config_file_folder(FILE *f, const char *path)
+{
+	struct stat st;
+	char dir[PATH_MAX];
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || !path_dir_of(path, dir, sizeof dir))
+		return NULL;
+	char *abs = realpath(dir[0] ? dir : ".", NULL);
+	/* realpath fails only when a folder above can no longer be read:
+	 * the folder as the path names it still reads from here. */
+	if (!abs)
+		return dir[0] ? strdup(dir) : NULL;
+	/* /dev/stdin, /dev/fd/N, /proc/self/fd/N name a descriptor, whose
+	 * file (a redirected one is regular) has no folder of its own. */
+	static const char *const no_folder[] = {"/dev", "/proc"};
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(no_folder[i]);
+		if (!strncmp(abs, no_folder[i], n) && (abs[n] == '\0' || abs[n] == '/')) {
+			free(abs);
+			return NULL;
+		}
+	}
+	return abs;
+}
+
+static int config_load_from(struct config *c, FILE *f, const char *path, const char *base, struct nl_err *err);
+
 int config_load_file(struct config *c, const char *path, struct nl_err *err)
 {
 	FILE *f;
 	NL_CHECK(nl_open_input(path, "config file", &f, err));
-	int rc = config_load_stream(c, f, path, err);
+	char *base = config_file_folder(f, path);
+	int rc = config_load_from(c, f, path, base, err);
+	free(base);
 	fclose(f);
 	return rc;
 }
@@ -492,17 +569,22 @@ int config_load_string(struct config *c, const char *text, const char *name, str
 
 int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_err *err)
 {
+	return config_load_from(c, f, path, NULL, err);
+}
+
+static int config_load_from(struct config *c, FILE *f, const char *path, const char *base, struct nl_err *err)
+{
 	/* Parse into a copy so a failing file leaves *c untouched. */
 	struct config tmp;
 	config_init(&tmp, c->tables, c->n_tables);
 	tmp.check_value = c->check_value;
 	for (size_t i = 0; i < c->n_entries; i++)
 		if (config_put(&tmp, c->entries[i].table, c->entries[i].def, c->entries[i].value,
-			       c->entries[i].origin) < 0) {
+			       c->entries[i].origin, c->entries[i].given, c->entries[i].base) < 0) {
 			config_release(&tmp);
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		}
-	struct config_ini_ctx x = {.c = &tmp, .path = path, .err = err, .rc = 0, .rd = {.f = f}};
+	struct config_ini_ctx x = {.c = &tmp, .path = path, .base = base, .err = err, .rc = 0, .rd = {.f = f}};
 	int line = ini_parse_stream(config_ini_reader, &x, config_ini_handler, &x);
 	config_ini_flush(&x);
 	bool read_error = ferror(f);
@@ -601,12 +683,82 @@ const char *config_place(const struct config *c, const char *key)
 	return config_origin_is_file_line(at) || (at && !strcmp(at, "-s")) ? at : NULL;
 }
 
+/* A refusal's file names rewritten (config_err_file_line): each file name
+ * of a key's given text, read from its base folder. */
+struct config_err_names {
+	const struct config_entry *e;
+	struct nl_err *err;
+};
+
+/* Whether the n bytes at `at` in msg are a whole file name: not part of
+ * a longer one, nor a file's own "PATH:LINE: ..." (which names where it
+ * was read, and reads best as it is), nor one already renamed (a spec
+ * that names the file twice). */
+static bool config_err_is_name(const char *msg, const char *at, size_t n)
+{
+	static const char renamed[] = "(resolved to ";
+	const size_t n_renamed = sizeof renamed - 1;
+	char before = at > msg ? at[-1] : ' ', after = at[n];
+	if (!strchr(" '@=(", before) || !strchr("':,;) ", after))
+		return false;
+	if ((size_t)(at - msg) >= n_renamed && !strncmp(at - n_renamed, renamed, n_renamed))
+		return false;
+	return !(after == ':' && isdigit((unsigned char)at[n + 1]));
+}
+
+/* In err, the file name as it was read (RESOLVED) becomes the name as
+ * written followed by where it was looked for: "'@spec.txt' (resolved to
+ * /home/me/exp/spec.txt, relative to the config run.ini)", "unable to
+ * open nosuch.json (resolved to ...): ...". */
+static char *config_err_name(void *ctx, const char *name)
+{
+	const struct config_err_names *x = ctx;
+	char *resolved = path_in_dir(x->e->base, name);
+	char *msg = x->err->msg, *at = NULL;
+	size_t n = resolved ? strlen(resolved) : 0;
+	/* The last one: where a message names an output first ("--json
+	 * '/x/g.txt': the same file as f.ini:2 topology graph:file=
+	 * '/x/g.txt', an input"), the key's file comes after it. */
+	for (char *p = msg; resolved && strcmp(resolved, name) && (p = strstr(p, resolved)); p += n)
+		if (config_err_is_name(msg, p, n))
+			at = p;
+	if (at) {
+		const char *origin = x->e->origin, *rest = at + n + (at[n] == '\'');
+		int file_len = (int)(strrchr(origin, ':') - origin);
+		char out[NL_ERR_MSG_MAX];
+		snprintf(out, sizeof out, "%.*s%s%s (resolved to %s, relative to the config %.*s)%s", (int)(at - msg), msg,
+			 name, at[n] == '\'' ? "'" : "", resolved, file_len, origin, rest);
+		snprintf(msg, sizeof x->err->msg, "%s", out);
+	}
+	free(resolved);
+	return strdup(name);
+}
+
+/* The file names of key entry e's given text in err, as config_err_name
+ * names them. */
+static void config_err_names(const struct config_entry *e, struct nl_err *err)
+{
+	if (!e->given || !e->base || !err)
+		return;
+	struct config_err_names x = {e, err};
+	free(e->def->type == PARAM_PATH ? config_err_name(&x, e->given) : path_spec_files(e->given, config_err_name, &x));
+}
+
+void config_err_files(const struct config *c, const char *key, struct nl_err *err)
+{
+	for (size_t k = 0; c && k < c->n_entries; k++)
+		if (!strcmp(c->entries[k].def->name, key))
+			config_err_names(&c->entries[k], err);
+}
+
 int config_err_file_line_any(const struct config *c, const char *const *keys, struct nl_err *err)
 {
 	for (size_t i = 0; keys[i]; i++) {
 		const char *at = config_place(c, keys[i]);
-		if (at)
-			return nl_err_prefix(err, "%s", at);
+		if (!at)
+			continue;
+		config_err_files(c, keys[i], err);
+		return nl_err_prefix(err, "%s", at);
 	}
 	return err ? err->code : NL_EINVAL;
 }

@@ -33,8 +33,10 @@ struct config_table {
 struct config_entry {
 	const struct config_table *table;
 	const struct param_def *def;
-	char *value;  /* text as given */
+	char *value;  /* text as given; a file's relative file names read from its folder (config_load_file) */
 	char *origin; /* "file.ini:12" or "-s" */
+	char *given;  /* the file's text, when value differs from it by its file names; else NULL */
+	char *base;   /* with given: the absolute folder they were read from */
 };
 
 struct config {
@@ -56,7 +58,13 @@ void config_init(struct config *c, const struct config_table *const *tables, siz
 void config_release(struct config *c);
 
 /* Read an INI file; every key is validated. On error nothing is kept from
- * this file and *err names "path:line: ...". */
+ * this file and *err names "path:line: ...". A relative file name in a
+ * value (a PARAM_PATH key; the @FILE and file= of a spec key) is read
+ * from the file's folder: the value kept names it by that folder's
+ * absolute path, so it reads the same from any working directory (and so
+ * do the results' `config` and --dump). A file that is not a regular one
+ * (a pipe, /dev/stdin) has no folder: its names stay relative to the
+ * working directory, as -s values and the string and stream loaders'. */
 int config_load_file(struct config *c, const char *path, struct nl_err *err);
 
 /* The same from an open stream (not closed) or from INI text; path/name
@@ -112,8 +120,18 @@ const char *config_place(const struct config *c, const char *key);
  * network is built (topology, traffic, routing_function) is then found
  * where it was given, as a value read earlier is. Set otherwise
  * (--topology, a study, nl_sim_set) or left at its default: unchanged, the
- * caller's own text naming the value. Returns err->code. */
+ * caller's own text naming the value. A file name the key's file wrote
+ * relative, quoted in the refusal as it was read, is named as written and
+ * where it was looked for ("run.ini:3: topology '@spec.txt' (resolved to
+ * /home/me/exp/spec.txt, relative to the config run.ini): cannot open spec
+ * file: ..."). Returns err->code. */
 int config_err_file_line(const struct config *c, const char *key, struct nl_err *err);
+
+/* Only the renaming of config_err_file_line: the file names `key`'s file
+ * wrote relative, named in err as they were read, are named as written
+ * and where they were looked for; for a message that names the key's
+ * place itself (an input that is also an output, cli_check_files). */
+void config_err_files(const struct config *c, const char *key, struct nl_err *err);
 
 /* The same for a refusal that several keys make together ("st_prepare_delay
  * (0) + st_final_delay (0) must be at least 1 cycle; ..."): the place of the first of

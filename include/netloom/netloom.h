@@ -137,7 +137,11 @@ NL_API void nl_sim_free(nl_sim *s);
  * ones. Changing the configuration discards the last results and any
  * message-level network. A NULL session, key or path is NL_EINVAL. */
 
-/* Read an INI file (BookSim2 key names, sections optional). */
+/* Read an INI file (BookSim2 key names, sections optional). The relative
+ * file names it holds (topology = @FILE, a spec's file=, placement_map,
+ * calibration) are read from the file's folder and kept absolute, as
+ * `netloom -c` reads them; those of nl_sim_set and nl_sim_load_string
+ * from the working directory (docs/configuration.md). */
 NL_API int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err);
 
 /* Read INI text; `name` is what errors call it (NULL or "": "<string>"). */

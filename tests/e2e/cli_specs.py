@@ -108,4 +108,108 @@ def case_spec_file_in_results():
                [shown, shown + ",labels=0", shown + ",labels=0"])
 
 
+# A -c file's neighbours (docs/configuration.md): tmp/exp holds the
+# configs and their files, tmp/here (where the commands run) files of the
+# same names, which only a name given with -s may read.
+SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples")
+TRACE = os.path.join(SAMPLES, "pingpong-2.nlt")
+SHORT = ["-s", "max_samples=2", "-s", "warmup_periods=1", "-s", "sample_period=100"]
+RUN_INI, REP_INI = os.path.join("..", "exp", "run.ini"), os.path.join("..", "exp", "rep.ini")
+
+
+def write(folder, name, text):
+    with open(os.path.join(folder, name), "w") as f:
+        f.write(text)
+
+
+def relative_files(case):
+    """case(exp, here, real_exp) in a new tmp/exp and tmp/here."""
+    with tempfile.TemporaryDirectory() as tmp:
+        exp, here = os.path.join(tmp, "exp"), os.path.join(tmp, "here")
+        os.mkdir(exp)
+        os.mkdir(here)
+        write(exp, "spec.txt", "# the experiment's network\ntorus:k=4x4\n")
+        write(exp, "ring.edges", "0 1\n1 2\n2 3\n3 0\n")
+        write(exp, "pp.map", "0 3\n1 2\n")
+        with open(os.path.join(SAMPLES, "calibration-shm.json")) as f:
+            write(exp, "cal.json", f.read())
+        write(here, "spec.txt", "mesh:k=2x2\n")
+        write(here, "pp.map", "0 1\n1 0\n")
+        write(exp, "run.ini", "[network]\ntopology = @spec.txt\n")
+        write(exp, "rep.ini", "[network]\ntopology = p2(graph:file=ring.edges,p=1):trials=1\n[replay]\n"
+              "placement = map\nplacement_map = pp.map\n[analytic]\nlink_model = links\ncalibration = cal.json\n")
+        case(exp, here, os.path.realpath(exp))
+
+
+def case_config_relative_files():
+    """A relative file name in a -c file is read from that file's folder,
+    wherever the command runs (as study and workload files read theirs):
+    topology = @FILE, a spec's file= (nested too), placement_map and
+    calibration. The configuration keeps each made absolute, so --dump and
+    the results' config run from anywhere (it said "cannot open spec
+    file" unless run from the config's folder)."""
+    def case(exp, here, real_exp):
+        doc = json.loads(run("run", "-c", RUN_INI, *SHORT, "--json", "-", cwd=here).stdout)
+        eq("run -c ../exp/run.ini (topology = @spec.txt): the spec read", doc["config"]["topology"], "torus:k=4x4")
+        doc = json.loads(run("sweep", "-c", RUN_INI, *SHORT, "--rates", "0.1:0.1:0.1", "--json", "-", cwd=here).stdout)
+        eq("sweep -c ../exp/run.ini: the spec read", doc["config"]["topology"], "torus:k=4x4")
+        # file= (nested), placement_map and calibration: kept absolute.
+        cfg = json.loads(run("config", "-c", REP_INI, "--json", cwd=here).stdout)
+        eq("config -c ../exp/rep.ini --json: the file keys",
+           [cfg["topology"], cfg["placement_map"], cfg["calibration"]],
+           [f"p2(graph:file={real_exp}/ring.edges,p=1):trials=1", f"{real_exp}/pp.map", f"{real_exp}/cal.json"])
+        doc = json.loads(run("replay", TRACE, "-c", REP_INI, "--json", "-", cwd=here).stdout)
+        eq("replay -c ../exp/rep.ini: the map read and recorded",
+           [doc["results"]["rank_endpoints"], doc["results"]["placement_map"], doc["config"]["calibration"]],
+           [[3, 2], f"{real_exp}/pp.map", f"{real_exp}/cal.json"])
+        # The dump runs from anywhere: the same replay from the root.
+        write(here, "dumped.ini", run("config", "-c", REP_INI, "--dump", cwd=here).stdout.decode())
+        again = json.loads(run("replay", TRACE, "-c", os.path.join(here, "dumped.ini"), "--json", "-", cwd="/").stdout)
+        for d in (again, doc):
+            d["results"].pop("wall_seconds")
+        eq("the dumped config, replayed from /", again["results"], doc["results"])
+    relative_files(case)
+
+
+def case_config_relative_files_cwd():
+    """A name given with -s is the working directory's, over a -c file's
+    key, and so are the names of a -c read from a pipe (no folder)."""
+    def case(exp, here, real_exp):
+        doc = json.loads(run("run", "-c", RUN_INI, "-s", "topology=@spec.txt", *SHORT, "--json", "-", cwd=here).stdout)
+        eq("-s topology=@spec.txt: the working directory's", doc["config"]["topology"], "mesh:k=2x2")
+        doc = json.loads(run("replay", TRACE, "-c", REP_INI, "-s", "placement_map=pp.map", "--json", "-", cwd=here).stdout)
+        eq("-s placement_map=pp.map: the working directory's",
+           [doc["results"]["rank_endpoints"], doc["results"]["placement_map"]], [[1, 0], "pp.map"])
+        with open(os.path.join(exp, "run.ini")) as f:
+            doc = json.loads(run("run", "-c", "/dev/stdin", *SHORT, "--json", "-", cwd=here, stdin=f).stdout)
+        eq("-c /dev/stdin < ../exp/run.ini: the working directory's spec", doc["config"]["topology"], "mesh:k=2x2")
+    relative_files(case)
+
+
+def case_config_relative_files_errors():
+    """A -c file's name that cannot be read is named as written and where
+    it was looked for, in one line (it named only the name as written)."""
+    def case(exp, here, real_exp):
+        bad_ini = os.path.join("..", "exp", "bad.ini")
+        where = f"(resolved to {real_exp}/%s, relative to the config {bad_ini})"
+        write(exp, "bad.ini", "[network]\ntopology = @nospec.txt\n")
+        one_line_error(run("run", "-c", bad_ini, *SHORT, code=2, cwd=here),
+                       f"netloom run: {bad_ini}:2: topology '@nospec.txt' {where % 'nospec.txt'}: cannot open spec file: "
+                       "No such file or directory\n")
+        write(exp, "bad.ini", "[network]\ntopology = graph:file=no.edges,p=1\n")
+        one_line_error(run("run", "-c", bad_ini, *SHORT, code=2, cwd=here),
+                       f"netloom run: {bad_ini}:2: topology 'graph': parameter 'file': cannot open 'no.edges' "
+                       f"{where % 'no.edges'}: No such file or directory\n")
+        write(exp, "bad.ini", "[network]\ntopology = torus:k=4\n[replay]\nplacement = map\nplacement_map = no.map\n")
+        one_line_error(run("replay", TRACE, "-c", bad_ini, code=2, cwd=here),
+                       f"netloom replay: {bad_ini}:5: key 'placement_map': no.map {where % 'no.map'}: cannot open map "
+                       "file: No such file or directory\n")
+        write(exp, "bad.ini", "[analytic]\ncalibration = no.json\n")
+        one_line_error(run("replay", TRACE, "-c", bad_ini, code=2, cwd=here),
+                       f"netloom replay: {bad_ini}:2: key 'calibration': unable to open no.json {where % 'no.json'}: "
+                       "No such file or directory\n")
+        one_line_error(run("run", "-s", "topology=@nospec.txt", *SHORT, code=2, cwd=here),
+                       "netloom run: -s: topology '@nospec.txt': cannot open spec file: No such file or directory\n")
+    relative_files(case)
+
 clitest.main(globals())

@@ -17,11 +17,15 @@ class Fail(Exception):
     pass
 
 
-def run(*args, code=0, env=None, timeout=None):
+def run(*args, code=0, env=None, timeout=None, cwd=None, stdin=None):
     """Run netloom with args; its exit status must be `code`; a run past
-    `timeout` seconds (None: no limit) fails as a hang."""
+    `timeout` seconds (None: no limit) fails as a hang. `cwd`: the
+    directory it runs in (None: this one); `stdin`: an open file for its
+    standard input (None: this one's)."""
+    exe = os.path.abspath(NETLOOM) if os.sep in NETLOOM else NETLOOM  # the same from any cwd
     try:
-        p = subprocess.run([NETLOOM, *args], capture_output=True, env=env or ENV, timeout=timeout)
+        p = subprocess.run([exe, *args], capture_output=True, env=env or ENV,
+                           timeout=timeout, cwd=cwd, stdin=stdin)
     except subprocess.TimeoutExpired:
         raise Fail(f"netloom {' '.join(args)}: still running after {timeout} s (a hang)")
     if p.returncode != code:

@@ -301,7 +301,7 @@ same "run -s topology=@SPEC --json SPEC" spec.txt \
   "${run[@]}" -s topology=@spec.txt --json spec.txt
 printf '%s\n' "[network]" "topology = graph:file=g.txt" >graph.ini
 same "sweep -c FILE (topology = graph:file=F) --json F" g.txt \
-  "netloom sweep: --json './g.txt': the same file as graph.ini:2 topology graph:file= 'g.txt', an input; expected another file" \
+  "netloom sweep: --json './g.txt': the same file as graph.ini:2 topology graph:file= 'g.txt' (resolved to $(pwd -P)/g.txt, relative to the config graph.ini), an input; expected another file" \
   sweep "${run[@]:3}" -c graph.ini --rates 0.1:0.2:0.1 --json ./g.txt
 # The same read from a pipe: an @FILE that is /dev/stdin, a FIFO or a
 # <(...), and a -c /dev/stdin (the graph was replaced, exit 0). The pipe's
@@ -506,7 +506,7 @@ cp orig.txt report.md
 printf '%s\n' "[network]" "topology = graph:file=report.md" >gsys.ini
 cmp_study cmp.ini p.nlt "config = gsys.ini"
 same_compare "compare: a config file's graph:file= as DIR/report.md" report.md \
-  "netloom compare: -o './report.md': the same file as gsys.ini:2 topology graph:file= 'report.md', an input; expected another file" \
+  "netloom compare: -o './report.md': the same file as gsys.ini:2 topology graph:file= 'report.md' (resolved to $(pwd -P)/report.md, relative to the config gsys.ini), an input; expected another file" \
   compare cmp.ini -o .
 echo "graph:file=g.txt" >index.html
 cmp_study cmp.ini p.nlt "topology = @index.html"

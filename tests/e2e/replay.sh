@@ -311,7 +311,9 @@ expect_eq "default topology too small" "$rc:$out" "2:netloom replay: key 'topolo
 # with no file line or -s.
 printf '[analytic]\ncalibration = nosuch.json\n' > "$dir/cal.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/cal.ini" 2>&1); rc=$?
-expect_eq "calibration in a file, unreadable" "$rc:$out" "2:netloom replay: $dir/cal.ini:2: key 'calibration': unable to open nosuch.json: No such file or directory"
+# A relative name is read from the file's folder, and named as written
+# and where it was looked for (docs/configuration.md).
+expect_eq "calibration in a file, unreadable" "$rc:$out" "2:netloom replay: $dir/cal.ini:2: key 'calibration': unable to open nosuch.json (resolved to $(cd "$dir" && pwd -P)/nosuch.json, relative to the config $dir/cal.ini): No such file or directory"
 # A directory read as an empty file: "/tmp:1: '[' or '{' expected near end of file".
 out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir" 2>&1); rc=$?
 expect_eq "calibration a directory" "$rc:$out" "2:netloom replay: -s: key 'calibration': $dir: is a directory, not a calibration file (netloom-pingpong's JSON)"
@@ -565,7 +567,7 @@ out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement_map=a
 expect_eq "placement_map without placement" "$rc:$out" "2:netloom replay: -s: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is linear (unset); expected placement = map with it, or placement_map unset"
 printf 'topology = torus:k=4x4\nplacement = spread\nplacement_map = any.map\n' > "$dir/pm.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/pm.ini" 2>&1); rc=$?
-expect_eq "placement_map beside spread" "$rc:$out" "2:netloom replay: $dir/pm.ini:3: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
+expect_eq "placement_map beside spread" "$rc:$out" "2:netloom replay: $dir/pm.ini:3: key 'placement_map': value 'any.map' (resolved to $(cd "$dir" && pwd -P)/any.map, relative to the config $dir/pm.ini): only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
 
 # A backend name longer than the old 256-byte field (overflowed it before).
 out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?

@@ -1,6 +1,7 @@
 /* Unit tests: core (errors, parameters, RNG, statistics, config, output). */
 #include <dirent.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <math.h>
 #include <signal.h>
@@ -613,6 +614,62 @@ static void test_path_in_dir(void)
 		CHECK_STR(p, joins[i][2]);
 		free(p);
 	}
+}
+
+static const struct param_def demo_spec_keys[] = {
+	{"topo", PARAM_SPEC, offsetof(struct demo_cfg, topology), "", 0, 0, "a spec", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+static const struct config_table demo_spec_table = {"network", "demo", demo_spec_keys, sizeof(struct demo_cfg)};
+
+/* A -c file's relative file names (a PARAM_PATH key, a spec's @FILE and
+ * file=) are read from its folder and kept absolute; -s and text loaded as
+ * a string keep theirs. A refusal quoting the name as read names it as
+ * written and where it was looked for. */
+static void test_config_file_names(void)
+{
+	const struct config_table *const tables[] = {&demo_spec_table, &demo_file_table};
+	struct config c;
+	struct nl_err e = {0};
+	char dir[] = "/tmp/nltest-names-XXXXXX", path[128], real[PATH_MAX], want[PATH_MAX + 200];
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(realpath(dir, real) != NULL);
+	snprintf(path, sizeof path, "%s/f.ini", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("topo = p2(graph:file=g.txt):file=g.txt\nplacement_map = m.map\ncalibration = /abs/c.json\n", f);
+	fclose(f);
+	config_init(&c, tables, 2);
+	CHECK_OK(config_load_file(&c, path, &e), &e);
+	snprintf(want, sizeof want, "p2(graph:file=%s/g.txt):file=%s/g.txt", real, real);
+	CHECK_STR(config_get(&c, "topo"), want);
+	snprintf(want, sizeof want, "%s/m.map", real);
+	CHECK_STR(config_get(&c, "placement_map"), want);
+	CHECK_STR(config_get(&c, "calibration"), "/abs/c.json");
+	nl_errf(&e, NL_EIO, "cannot open '%s/g.txt': No such file or directory", real); /* renamed once */
+	config_err_file_line(&c, "topo", &e);
+	snprintf(want, sizeof want,
+		 "%s:1: cannot open 'g.txt' (resolved to %s/g.txt, relative to the config %s): No such file or directory",
+		 path, real, path);
+	CHECK_STR(e.msg, want);
+	nl_errf(&e, NL_EIO, "%s/m.map: cannot open map file", real);
+	config_err_file_line(&c, "placement_map", &e);
+	snprintf(want, sizeof want, "%s:2: m.map (resolved to %s/m.map, relative to the config %s): cannot open map file",
+		 path, real, path);
+	CHECK_STR(e.msg, want);
+	nl_errf(&e, NL_EFORMAT, "%s/m.map:3: rank 0: mapped twice", real); /* the file's own line: as it is */
+	config_err_file_line(&c, "placement_map", &e);
+	snprintf(want, sizeof want, "%s:2: %s/m.map:3: rank 0: mapped twice", path, real);
+	CHECK_STR(e.msg, want);
+	CHECK_OK(config_set(&c, "placement_map=m.map", NULL, "-s", &e), &e);
+	CHECK_STR(config_get(&c, "placement_map"), "m.map");
+	CHECK_OK(config_load_string(&c, "topo = @s.txt\n", "text", &e), &e);
+	CHECK_STR(config_get(&c, "topo"), "@s.txt");
+	config_release(&c);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* --dump refuses, before writing a line, a value the INI reader would not
@@ -1417,6 +1474,7 @@ int main(void)
 	TEST_RUN(test_config_file);
 	TEST_RUN(test_config_path_keys);
 	TEST_RUN(test_path_in_dir);
+	TEST_RUN(test_config_file_names);
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_ini_lines_long);
 	TEST_RUN(test_ini_lines_names);
