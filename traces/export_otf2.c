@@ -823,9 +823,11 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 	if (!rc && warn && n_flops) {
 		char line[200];
 		snprintf(line, sizeof line,
-			 "OTF2: %llu ops given in flops (SimGrid) are written as regions of their recorded length, "
-			 "not their flops (OTF2 has no flop count): a replay of the imported archive differs",
-			 (unsigned long long)n_flops);
+			 "OTF2: %llu %s given in flops (SimGrid) %s of %s recorded length, "
+			 "not %s flops (OTF2 has no flop count): a replay of the imported archive differs",
+			 (unsigned long long)n_flops, n_flops == 1 ? "op" : "ops",
+			 n_flops == 1 ? "is written as a region" : "are written as regions", n_flops == 1 ? "its" : "their",
+			 n_flops == 1 ? "its" : "their");
 		warn(warn_ctx, line);
 	}
 	return rc;

@@ -187,8 +187,9 @@ int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *
 		struct trace_rank_reader *rd;
 		struct trace_op op;
 		int rc;
-		fprintf(out, "# rank %u: %" PRIu64 " ops, %" PRIu64 " encoded bytes, xxh64 %016" PRIx64 "\n", r,
-			m->rank_ops[r], m->rank_bytes[r], m->rank_hash[r]);
+		/* "1 op", "2 ops": enc_line reads either word. */
+		fprintf(out, "# rank %u: %" PRIu64 " op%s, %" PRIu64 " encoded bytes, xxh64 %016" PRIx64 "\n", r,
+			m->rank_ops[r], m->rank_ops[r] == 1 ? "" : "s", m->rank_bytes[r], m->rank_hash[r]);
 		fprintf(out, "rank %u\n", r);
 		NL_CHECK(trace_rank_open(a, r, &rd, err));
 		while ((rc = trace_rank_next(rd, &op, err)) == 1)

@@ -715,10 +715,10 @@ static int enc_rank_end(struct enc *e)
 	if (e->rank < 0 || e->said_rank != e->rank || e->rank_ops == e->said_ops)
 		return 0;
 	return nl_errf(e->err, NL_EFORMAT,
-		       "%s: rank %lld has %llu ops, its line '# rank %lld: %llu ops' says otherwise: a cut or edited dump "
+		       "%s: rank %lld has %llu op%s, its line '# rank %lld: %llu op%s' says otherwise: a cut or edited dump "
 		       "(after editing a dump, correct or delete that line)",
-		       e->path, (long long)e->rank, (unsigned long long)e->rank_ops, (long long)e->rank,
-		       (unsigned long long)e->said_ops);
+		       e->path, (long long)e->rank, (unsigned long long)e->rank_ops, e->rank_ops == 1 ? "" : "s",
+		       (long long)e->rank, (unsigned long long)e->said_ops, e->said_ops == 1 ? "" : "s");
 }
 
 static int enc_line(struct enc *e, char *line)
@@ -729,9 +729,11 @@ static int enc_line(struct enc *e, char *line)
 	if (n && line[0] == '#') {
 		unsigned r;
 		unsigned long long ops;
+		int word = 0;
 		/* A dump puts the comment before its section's 'rank' line:
-		 * it belongs to the next section unless it names this one. */
-		if (sscanf(line, "# rank %u: %llu ops", &r, &ops) == 2) {
+		 * it belongs to the next section unless it names this one.
+		 * "1 op" or "1 ops": dumps wrote the latter for one op. */
+		if (sscanf(line, "# rank %u: %llu op%n", &r, &ops, &word) == 2 && word > 0) {
 			if ((int64_t)r == e->rank) {
 				e->said_rank = r;
 				e->said_ops = ops;

@@ -453,8 +453,9 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 	const char *cause = cut && a->cut_why ? a->cut_why(a->cut_why_ctx, first_cut) : NULL;
 	if (cut)
 		snprintf(why, sizeof why, "; %" PRIu32 " rank%s ended without finalize (rank %" PRIu32
-			 " after %" PRIu64 " ops): %s", cut, cut > 1 ? "s" : "", first_cut,
-			 a->ranks[first_cut].st.ops, cause ? cause : "a cut trace?");
+			 " after %" PRIu64 " op%s): %s", cut, cut > 1 ? "s" : "", first_cut,
+			 a->ranks[first_cut].st.ops, a->ranks[first_cut].st.ops == 1 ? "" : "s",
+			 cause ? cause : "a cut trace?");
 	return nl_errf(err, NL_EDEADLOCK,
 		       "replay deadlock at t=%.9f s: %" PRIu32 " of %" PRIu32
 		       " ranks wait forever (rank %" PRIu32 " in op %" PRIu64 " %s)%s",

@@ -214,7 +214,8 @@ static void app_fmt_peer_ended(const struct app *a, uint32_t w, char *buf, size_
 	if (a->ranks[w].finalized)
 		snprintf(buf, cap, ", which has finalized");
 	else
-		snprintf(buf, cap, ", whose trace ended after %" PRIu64 " ops without finalize", a->ranks[w].st.ops);
+		snprintf(buf, cap, ", whose trace ended after %" PRIu64 " op%s without finalize", a->ranks[w].st.ops,
+			 a->ranks[w].st.ops == 1 ? "" : "s");
 }
 
 /* One line about an incomplete point-to-point request. */

@@ -207,7 +207,7 @@ esac
 # SimGrid's flop counts have no OTF2 record: export says so.
 "$netloom" trace import "$2/tests/data/traces/simgrid/replay/split_traces" -o "$dir/sg.nlt" > /dev/null 2>&1 || fail "import split_traces"
 "$netloom" trace export "$dir/sg.nlt" --otf2 "$dir/sg.x" > /dev/null 2> "$dir/sg.xerr" || fail "export split_traces"
-grep -q "OTF2: 1 ops given in flops (SimGrid) are written as regions of their recorded length" "$dir/sg.xerr" ||
+grep -q "OTF2: 1 op given in flops (SimGrid) is written as a region of its recorded length" "$dir/sg.xerr" ||
   fail "export of flops: no warning: $(cat "$dir/sg.xerr")"
 # Nor per-rank sizes of the v-variants: export names them.
 "$netloom" trace import "$2/tests/data/traces/simgrid/replay/actions_alltoallv.txt" -o "$dir/a2av.nlt" > /dev/null 2>&1 || fail "import actions_alltoallv"

@@ -389,12 +389,12 @@ static void test_recv_deadlock_report(void)
 	 * error and the waiting rank's line said only what the others wait
 	 * for, not that its peer had gone. */
 	CHECK_STR(run.err.msg, "replay deadlock at t=0.000001000 s: 2 of 3 ranks wait forever (rank 1 in op 1 wait); "
-			       "1 rank ended without finalize (rank 0 after 1 ops): a cut trace?");
+			       "1 rank ended without finalize (rank 0 after 1 op): a cut trace?");
 	struct lines l = {""};
 	CHECK_UINT(app_deadlock_report(run.app, lines_add, &l), ==, 2);
 	CHECK(strstr(l.buf, "rank 1: blocked in op 1 wait on request 11") != NULL);
 	CHECK(strstr(l.buf, "waits for: recv from 0 tag 4 comm 0: no matching message from world rank 0, "
-			    "whose trace ended after 1 ops without finalize\n") != NULL);
+			    "whose trace ended after 1 op without finalize\n") != NULL);
 	CHECK(strstr(l.buf, "rank 2: blocked in op 0 barrier on comm 0") != NULL);
 	CHECK(strstr(l.buf, "barrier (") != NULL);
 	syn_run_free(&run);

@@ -262,8 +262,8 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 		goto out;
 	}
 	if (!getenv("NETLOOM_TRACE_QUIET"))
-		rec_say("wrote %s (%d rank%s, %" PRIu64 " ops, %.3f s recorded)", run->out_shown, n,
-			n == 1 ? "" : "s", total_ops, m.recorded_runtime_s);
+		rec_say("wrote %s (%d rank%s, %" PRIu64 " op%s, %.3f s recorded)", run->out_shown, n,
+			n == 1 ? "" : "s", total_ops, total_ops == 1 ? "" : "s", m.recorded_runtime_s);
 	rc = 0;
 out:
 	free(per_rank);
