@@ -58,13 +58,20 @@ static int dor_init(struct route *r, struct nl_err *err)
 	return 0;
 }
 
+/* A mesh or cmesh has no ring: its dor is the same whatever dateline
+ * says, and reports itself as plain "dor". */
+static bool dor_ignores(const char *param, const char *family)
+{
+	return !strcmp(param, "dateline") && strcmp(family, "torus");
+}
+
 /* dateline=0 drops the ring classes; a mesh or cmesh has no ring, so
  * every hop already uses every VC ('dor:dateline=0' on a mesh ran as
  * dor, silently). */
 static const char *dor_noop(const void *params, const char *family)
 {
 	const struct dor_params *p = params;
-	if (p->dateline || !strcmp(family, "torus"))
+	if (p->dateline || !dor_ignores("dateline", family))
 		return NULL;
 	return "dateline=0 does nothing here: datelines split a torus ring's VCs, and this network has no ring";
 }
@@ -146,6 +153,7 @@ const struct route_ops route_dor_ops = {
 	.is_deterministic = false, /* the k/2 tie is broken at random */
 	.init = dor_init,
 	.noop = dor_noop,
+	.ignores = dor_ignores,
 	.inject = dor_inject,
 	.compute = dor_compute,
 };

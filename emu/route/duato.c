@@ -86,13 +86,20 @@ struct duato_state {
 	bool rings;                           /* escape on rings uses dateline classes */
 };
 
+/* Only a torus has rings to split: elsewhere duato is the same whatever
+ * dateline says, and reports itself as plain "duato". */
+static bool duato_ignores(const char *param, const char *family)
+{
+	return !strcmp(param, "dateline") && strcmp(family, "torus");
+}
+
 /* dateline=0 keeps one escape VC instead of a torus ring's two; on a
  * mesh or hypercube the escape already has one ('duato:dateline=0' on a
  * hypercube ran as duato, silently). */
 static const char *duato_noop(const void *params, const char *family)
 {
 	const struct duato_params *p = params;
-	if (p->dateline || !strcmp(family, "torus"))
+	if (p->dateline || !duato_ignores("dateline", family))
 		return NULL;
 	return "dateline=0 does nothing here: datelines split a torus ring's escape VCs, and this network has no ring";
 }
@@ -199,6 +206,7 @@ const struct route_ops route_duato_ops = {
 	.is_deterministic = false,
 	.init = duato_init,
 	.noop = duato_noop,
+	.ignores = duato_ignores,
 	.inject = duato_inject,
 	.compute = duato_compute,
 };

@@ -137,7 +137,29 @@ static int route_params_parse(const struct route_ops *ops, const char *tail, voi
 	return param_block_new(ops->params, ops->params_size, "routing function", ops->name, tail, params, err);
 }
 
-int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
+/* ops's canonical spec of params on topology family `family` (NULL: any),
+ * without the parameters that mean nothing there (ops->ignores);
+ * malloc'd, NULL when out of memory. */
+static char *route_spec_string(const struct route_ops *ops, const void *params, const char *family)
+{
+	if (!ops->ignores || !family || !ops->params)
+		return param_spec_string(ops->name, ops->params, params);
+	size_t n = 0, kept = 0;
+	while (ops->params[n].name)
+		n++;
+	struct param_def *defs = malloc((n + 1) * sizeof *defs);
+	if (!defs)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!ops->ignores(ops->params[i].name, family))
+			defs[kept++] = ops->params[i];
+	defs[kept] = ops->params[n]; /* the table's end */
+	char *out = param_spec_string(ops->name, defs, params);
+	free(defs);
+	return out;
+}
+
+int route_spec_canonical(const char *spec, const char *family, char **out, struct nl_err *err)
 {
 	const char *tail;
 	*out = NULL;
@@ -146,7 +168,7 @@ int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
 	if (!ops)
 		return tail ? NL_ENOTFOUND : NL_EINVAL;
 	int rc = route_params_parse(ops, tail, &params, err);
-	if (rc == 0 && !(*out = param_spec_string(ops->name, ops->params, params)))
+	if (rc == 0 && !(*out = route_spec_string(ops, params, family)))
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 	free(params);
 	return rc;
@@ -250,7 +272,7 @@ int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, con
 		goto fail;
 	if (r->max_cands < 1 || r->max_cands > ROUTE_MAX_CANDS)
 		NL_BUG("routing function '%s' set max_cands %u", ops->name, r->max_cands);
-	r->spec = param_spec_string(ops->name, ops->params, r->params);
+	r->spec = route_spec_string(ops, r->params, t->ops->name);
 	if (!r->spec) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto fail;

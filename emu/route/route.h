@@ -341,6 +341,14 @@ struct route_ops {
 	 * word (the canonical spec names every parameter). */
 	const char *(*noop)(const void *params, const char *family);
 
+	/* Optional: whether parameter `param` means nothing on topology
+	 * family `family`, whatever its value (dor's dateline on a mesh,
+	 * which has no ring). The spec a run on that family reports (r->spec,
+	 * route_spec_canonical given the family) leaves it out, so that it
+	 * names only what the run does; that spec parses to the same run.
+	 * NULL: every parameter means something on every family. */
+	bool (*ignores)(const char *param, const char *family);
+
 	/* Check the topology and the VC count, precompute. Errors name the
 	 * rule ("dor on torus needs an even number of VCs >= 2 (dateline
 	 * classes)"); a refused VC count goes through route_vcs_errf
@@ -409,9 +417,11 @@ const char *route_booksim_any(const char *name);
 bool route_spec_noop(const char *spec, const char *family, char *line, size_t cap);
 
 /* "name:k=v,..." with every parameter given, defaults filled in, in the
- * table's order (what route_new's r->spec holds), without building the
- * function: init never changes its parameters. Caller frees *out. */
-int route_spec_canonical(const char *spec, char **out, struct nl_err *err);
+ * table's order (what route_new's r->spec holds on a topology of family
+ * `family`), without building the function: init never changes its
+ * parameters. Parameters that mean nothing on `family` (ops->ignores) are
+ * left out; family NULL: none is. Caller frees *out. */
+int route_spec_canonical(const char *spec, const char *family, char **out, struct nl_err *err);
 
 /* Whether spec names a function that runs on topology family `family`
  * ("torus") with parameters that parse: route_new's refusals of the spec

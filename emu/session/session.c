@@ -320,15 +320,25 @@ int session_topo(nl_sim *s, struct nl_err *err)
 	return session_topo_as(s, NULL, err);
 }
 
-/* nc.routing_function's canonical spec, every parameter given (parsed,
- * not built: a large network's tables are built once, by the run), kept
- * until the configuration changes. As typed when it does not parse: the
- * run refuses it then, with the flit network's own error. */
+/* The family of the session's topology, which decides the parameters a
+ * canonical routing spec names (route_spec_canonical); NULL before one
+ * is built. */
+static const char *session_topo_family(const nl_sim *s)
+{
+	return s->topo ? s->topo->ops->name : NULL;
+}
+
+/* nc.routing_function's canonical spec on the session's topology, every
+ * parameter that means something there given (parsed, not built: a large
+ * network's tables are built once, by the run), kept until the
+ * configuration changes. As typed when it does not parse: the run
+ * refuses it then, with the flit network's own error. */
 static const char *session_routing_spec(nl_sim *s)
 {
 	if (!s->routing_spec) {
 		struct nl_err ignored = {0};
-		(void)route_spec_canonical(s->nc.routing_function, &s->routing_spec, &ignored);
+		(void)route_spec_canonical(s->nc.routing_function, session_topo_family(s), &s->routing_spec,
+					   &ignored);
 	}
 	return s->routing_spec ? s->routing_spec : s->nc.routing_function;
 }
@@ -353,7 +363,7 @@ static int sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 	} else {
 		if (!s->info_routing) {
 			struct nl_err ignored = {0};
-			(void)route_spec_canonical(rf, &s->info_routing, &ignored);
+			(void)route_spec_canonical(rf, session_topo_family(s), &s->info_routing, &ignored);
 		}
 		info->routing = s->info_routing ? s->info_routing : rf;
 	}

@@ -401,9 +401,10 @@ int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struc
 	return 0;
 }
 
-/* The routing the replay runs, as run/sweep record it: the canonical spec,
- * every parameter given (route_spec_canonical), picked or configured. As
- * configured when it does not parse: the network then refuses it. */
+/* The routing the replay runs, as run/sweep record it: the canonical spec
+ * on the replay's topology, every parameter that means something there
+ * given (route_spec_canonical), picked or configured. As configured when
+ * it does not parse: the network then refuses it. */
 static void session_replay_routing(nl_sim *s)
 {
 	const char *rf = config_get(&s->cfg, "routing_function");
@@ -411,7 +412,7 @@ static void session_replay_routing(nl_sim *s)
 		rf = s->nc.routing_function;
 	char *canon = NULL;
 	struct nl_err ignored = {0};
-	(void)route_spec_canonical(rf, &canon, &ignored);
+	(void)route_spec_canonical(rf, s->topo ? s->topo->ops->name : NULL, &canon, &ignored);
 	snprintf(s->routing, sizeof s->routing, "%s", canon ? canon : rf);
 	snprintf(s->routing_given, sizeof s->routing_given, "%s", rf);
 	free(canon);
@@ -437,6 +438,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 		NL_CHECK(config_set(&s->cfg, "topology", ro->topology, "--topology", err));
 		topo_free(s->topo);
 		s->topo = NULL;
+		free(s->routing_spec); /* the canonical spec depends on the family */
+		s->routing_spec = NULL;
 		free(s->info_routing);
 		s->info_routing = NULL;
 		s->is_bound = false;

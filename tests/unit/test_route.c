@@ -489,6 +489,52 @@ static void test_cmesh_fly(void)
 	topo_free(t);
 }
 
+/* The spec a run reports names only parameters that mean something on
+ * its topology: dor and duato on a mesh, cmesh or hypercube have no ring,
+ * so no dateline ('dor:dateline=1' on a mesh said otherwise); on a torus
+ * it stays. The spec reported parses to the same parameters. */
+static void test_spec_on_family(void)
+{
+	static const struct {
+		const char *topo, *spec, *want;
+		uint32_t vcs;
+	} cases[] = {
+		{"mesh:k=4x4", "dor", "dor", 2},
+		{"mesh:k=4x4", "dor:dateline=1", "dor", 2},
+		{"mesh:k=4x4", "dor:dateline=0", "dor", 2},
+		{"cmesh:k=4,n=2,c=4", "dor", "dor", 2},
+		{"torus:k=4x4", "dor", "dor:dateline=1", 2},
+		{"torus:k=4x4", "dor:dateline=0", "dor:dateline=0", 2},
+		{"hypercube:n=3", "duato", "duato", 4},
+		{"mesh:k=4x4", "duato:dateline=0", "duato", 4},
+		{"torus:k=4x4", "duato", "duato:dateline=1", 4},
+		{"mesh:k=4x4", "valiant", "valiant:shortcut=0", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		char *canon = NULL;
+		CHECK_OK(topo_new(cases[i].topo, &t, &e), &e);
+		CHECK_OK(route_new(cases[i].spec, t, cases[i].vcs, &r, &e), &e);
+		if (r)
+			CHECK_STR(r->spec, cases[i].want);
+		CHECK_OK(route_spec_canonical(cases[i].spec, t->ops->name, &canon, &e), &e);
+		if (canon)
+			CHECK_STR(canon, cases[i].want);
+		free(canon);
+		route_free(r);
+		topo_free(t);
+	}
+	/* Family unknown: every parameter. */
+	struct nl_err e = {0};
+	char *canon = NULL;
+	CHECK_OK(route_spec_canonical("dor", NULL, &canon, &e), &e);
+	if (canon)
+		CHECK_STR(canon, "dor:dateline=1");
+	free(canon);
+}
+
 static void test_valiant(void)
 {
 	CHECK(check_routing("torus:k=4x3", "valiant", 4, 0));
@@ -642,6 +688,7 @@ int main(void)
 	TEST_RUN(test_view_negative);
 	TEST_RUN(test_cmesh_fly);
 	TEST_RUN(test_dor);
+	TEST_RUN(test_spec_on_family);
 	TEST_RUN(test_valiant);
 	TEST_RUN(test_min);
 	TEST_RUN(test_min_select);
