@@ -115,7 +115,7 @@ static bool bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 		fprintf(out, "%s = %s\n", key, val);
 		return true;
 	}
-	/* "BookSim: key 'K' value 'V': expected ..." -> "expected ..." */
+	/* "BookSim: key 'K': value 'V': expected ..." -> "expected ..." */
 	char needle[320], why[NL_ERR_MSG_MAX + 128];
 	snprintf(needle, sizeof needle, "value '%s'", val);
 	const char *r = strstr(e.msg, needle);

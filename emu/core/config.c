@@ -221,6 +221,48 @@ static char *config_resolve_files(const struct param_def *d, const char *value, 
 	return strdup(value);
 }
 
+/* Where param_set's message about `value` goes on after the value's
+ * closing quote: msg + m is the value's start. A message cut in the
+ * middle (a long path: nl_err_store keeps its start and end) goes on
+ * after the first quote past the cut that ends a value (": " or " out of
+ * range" after it). NULL when not found. */
+static const char *config_after_value(const char *msg, size_t m, const char *value)
+{
+	size_t n = strlen(value);
+	if (!strncmp(msg + m, value, n) && msg[m + n] == '\'')
+		return msg + m + n + 1;
+	const char *p = strstr(msg + m, "...");
+	for (p = p ? strchr(p, '\'') : NULL; p; p = strchr(p + 1, '\''))
+		if (!strncmp(p + 1, ": ", 2) || !strncmp(p + 1, " out of range", 13))
+			return p + 1;
+	return NULL;
+}
+
+/* param_set's "WHERE: parameter 'K' value 'V': expected ..." (or "...
+ * value 'V' out of range: ...") in the form of a key, as workload and
+ * study files give theirs: "WHERE: key 'K': value 'V': expected ...".
+ * Its other messages have "parameter" made "key". */
+static void config_param_err_as_key(struct nl_err *err, const char *where, const char *key, const char *value)
+{
+	char lead[NL_ERR_MSG_MAX], rest[NL_ERR_MSG_MAX];
+	int m = snprintf(lead, sizeof lead, "%s: parameter '%s' value '", where, key);
+	const char *after = NULL;
+	if (m > 0 && (size_t)m < sizeof lead && !strncmp(err->msg, lead, (size_t)m))
+		after = config_after_value(err->msg, (size_t)m, value);
+	if (after) {
+		while (*after == ':' || *after == ' ')
+			after++;
+		snprintf(rest, sizeof rest, "%s", after);
+		nl_errf(err, NL_ECONFIG, "%s: key '%s': value '%s': %s", where, key, value, rest);
+		return;
+	}
+	char *p = strstr(err->msg, ": parameter '");
+	if (p) {
+		snprintf(rest, sizeof rest, "%s", p + 13);
+		snprintf(p, sizeof err->msg - (size_t)(p - err->msg), ": key '%s", rest);
+	}
+}
+
 /* Validate key=value against the tables and record it. `where` prefixes
  * messages ("file:12" or "-s"). `section` is the INI section or NULL.
  * `base`: the absolute folder of the file that set it, whose relative file
@@ -262,19 +304,13 @@ static int config_set_checked(struct config *c, const char *section, const char 
 	int rc = param_set(d, scratch, value, where, err);
 	free(scratch);
 	if (rc == 0 && c->check_value && c->check_value(key, value, err) < 0) {
-		nl_err_prefix(err, "%s: key '%s' value '%s'", where, key, given);
+		nl_err_prefix(err, "%s: key '%s': value '%s'", where, key, given);
 		err->code = NL_ECONFIG;
 		free(resolved);
 		return NL_ECONFIG;
 	}
 	if (rc < 0) {
-		/* param_set says "parameter"; for config files "key" reads better. */
-		char *p = strstr(err->msg, ": parameter '");
-		if (p) {
-			char rest[NL_ERR_MSG_MAX];
-			snprintf(rest, sizeof rest, "%s", p + 13);
-			snprintf(p, sizeof err->msg - (size_t)(p - err->msg), ": key '%s", rest);
-		}
+		config_param_err_as_key(err, where, key, value);
 		err->code = NL_ECONFIG;
 		free(resolved);
 		return NL_ECONFIG;
@@ -310,7 +346,7 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
 	const char *start;
 	size_t n;
 	if (config_find_key(c, key, &d) && param_value_has_blanks(d, val, &start, &n))
-		return nl_errf(err, NL_ECONFIG, "%s: key '%s' value '%s': expected '%.*s' (no blanks around a key's value)",
+		return nl_errf(err, NL_ECONFIG, "%s: key '%s': value '%s': expected '%.*s' (no blanks around a key's value)",
 			       origin, key, val, (int)n, start);
 	return config_set_checked(c, NULL, key, val, origin, NULL, err);
 }
@@ -456,7 +492,7 @@ static int config_ini_flush(struct config_ini_ctx *x)
 	if (x->rc == 0)
 		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->base, x->err);
 	/* A mis-indented key whose line the previous key's type refuses says
-	 * so ("key 'num_vcs' value 'vc_buf_size = 2': expected an integer");
+	 * so ("key 'num_vcs': value 'vc_buf_size = 2': expected an integer");
 	 * a text key took the line as its value, silently ('placement_map =
 	 * placement = random-node'): refused as study and workload files
 	 * refuse it. The file's keys are dropped with it (config_load_stream). */

@@ -128,12 +128,12 @@ bad() { # expected-substring args...
   grep -qF -- "$want" "$dir/bad.err" || fail "error for $*: got '$(cat "$dir/bad.err")', expected '$want'"
   [ ! -e "$dir/bad.json" ] || fail "$* wrote a result"
 }
-bad "key 'cable_latency' value 'maybe'" -s cable_latency=maybe
-bad "key 'propagation_ns_per_m' value '-5' out of range" -s propagation_ns_per_m=-5
+bad "key 'cable_latency': value 'maybe'" -s cable_latency=maybe
+bad "key 'propagation_ns_per_m': value '-5': out of range" -s propagation_ns_per_m=-5
 bad "-s: key 'cable_latency': value '1': needs a topology" -s cable_latency=1
 # Names are checked when read, as every other key, with the valid ones.
-bad "-s: key 'layout_preset' value 'cheap': expected one of flex, besta, equality, fujiwara, hyperx" -s layout_preset=cheap
-bad "-s: key 'layout_pack' value 'zz': expected one of base-cabinets, flex-fig7," -s layout_pack=zz
+bad "-s: key 'layout_preset': value 'cheap': expected one of flex, besta, equality, fujiwara, hyperx" -s layout_preset=cheap
+bad "-s: key 'layout_pack': value 'zz': expected one of base-cabinets, flex-fig7," -s layout_pack=zz
 # Whether a rule applies needs the topology: checked when it is laid out.
 bad "-s: key 'layout_pack': value 'flex-fig7': the rule does not apply" -s cable_latency=1 -s topology=torus:k=4x4 \
   -s layout_pack=flex-fig7

@@ -305,12 +305,12 @@ def case_suggestions():
             (("run", "-s", "num_vc=2"), "netloom run: -s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("run", "-s", "foo=1"), "netloom run: -s: unknown key 'foo' (see 'netloom config --keys' for the list)"),
             # A value of a few names: a typo of one names it too.
-            (("run", "-s", "placement=sprad"), "netloom run: -s: key 'placement' value 'sprad': expected one of "
+            (("run", "-s", "placement=sprad"), "netloom run: -s: key 'placement': value 'sprad': expected one of "
                                                "linear, contiguous, random-node, random-router, round-robin, packed, "
                                                "spread, map (did you mean 'spread'?)"),
-            (("run", "-s", "sim_type=throughpt"), "netloom run: -s: key 'sim_type' value 'throughpt': expected one "
+            (("run", "-s", "sim_type=throughpt"), "netloom run: -s: key 'sim_type': value 'throughpt': expected one "
                                                   "of latency, throughput (did you mean 'throughput'?)"),
-            (("run", "-s", "sim_type=batch"), "netloom run: -s: key 'sim_type' value 'batch': expected one of "
+            (("run", "-s", "sim_type=batch"), "netloom run: -s: key 'sim_type': value 'batch': expected one of "
                                               "latency, throughput"),
             (("run", "-s", "topology=dragonfly:a=4,h=2,p=2", "-s", "routing_function=ugal:mode=glbal"),
              "netloom run: -s: routing function 'ugal': parameter 'mode' value 'glbal': expected one of local, "
@@ -960,41 +960,41 @@ def case_errors():
             # Case and a section written into the name had no suggestion.
             (("-s", "NUM_VCS=4"), "-s: unknown key 'NUM_VCS' (did you mean 'num_vcs'?)"),
             (("-s", "router.num_vcs=4"), "-s: unknown key 'router.num_vcs' (did you mean 'num_vcs'?)"),
-            (("-s", "num_vcs=abc"), "-s: key 'num_vcs' value 'abc': expected an integer"),
-            (("-s", "injection_rate=fast"), "-s: key 'injection_rate' value 'fast': expected a number"),
+            (("-s", "num_vcs=abc"), "-s: key 'num_vcs': value 'abc': expected an integer"),
+            (("-s", "injection_rate=fast"), "-s: key 'injection_rate': value 'fast': expected a number"),
             # Reals are decimal, as a command's numbers: C99's hexadecimal
             # floats ran ('0x1p-4' at 0.0625); integers keep their 0x.
-            (("-s", "injection_rate=0x1p-4"), "-s: key 'injection_rate' value '0x1p-4': expected a number"),
-            (("-s", "bandwidth_gbps=0X10"), "-s: key 'bandwidth_gbps' value '0X10': expected a number"),
+            (("-s", "injection_rate=0x1p-4"), "-s: key 'injection_rate': value '0x1p-4': expected a number"),
+            (("-s", "bandwidth_gbps=0X10"), "-s: key 'bandwidth_gbps': value '0X10': expected a number"),
             (("-s", "wait_for_tail_credit=maybe"),
-             "-s: key 'wait_for_tail_credit' value 'maybe': expected 0/1, true/false, yes/no or on/off"),
-            (("-s", "num_vcs=0"), "-s: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
+             "-s: key 'wait_for_tail_credit': value 'maybe': expected 0/1, true/false, yes/no or on/off"),
+            (("-s", "num_vcs=0"), "-s: key 'num_vcs': value '0': out of range: expected a value in 1..255"),
             # Digits too many for 64 bits are out of range, not "not an integer".
             (("-s", "num_vcs=99999999999999999999"),
-             "-s: key 'num_vcs' value '99999999999999999999' out of range: expected a value in 1..255"),
+             "-s: key 'num_vcs': value '99999999999999999999': out of range: expected a value in 1..255"),
             # An integral bound in full, not 9.00719925474099e+15.
             (("-s", "placement_seed=-1"),
-             "-s: key 'placement_seed' value '-1' out of range: expected a value in 0..9007199254740992"),
+             "-s: key 'placement_seed': value '-1': out of range: expected a value in 0..9007199254740992"),
             # Compared as integers: (double) rounded 2^53 + 1 down to the bound.
             (("-s", "placement_seed=9007199254740993"),
-             "-s: key 'placement_seed' value '9007199254740993' out of range: expected a value in 0..9007199254740992"),
+             "-s: key 'placement_seed': value '9007199254740993': out of range: expected a value in 0..9007199254740992"),
             (("-s", "injection_rate=1.5"),
-             "-s: key 'injection_rate' value '1.5' out of range: expected a value in 0..1"),
-            (("-s", "packet_size=8..2"), "-s: key 'packet_size' value '8..2': range is empty (lo > hi)"),
+             "-s: key 'injection_rate': value '1.5': out of range: expected a value in 0..1"),
+            (("-s", "packet_size=8..2"), "-s: key 'packet_size': value '8..2': range is empty (lo > hi)"),
             (("-s", "sw_allocator=wavefront"),
-             "-s: key 'sw_allocator' value 'wavefront': expected one of islip, separable_input_first, "
+             "-s: key 'sw_allocator': value 'wavefront': expected one of islip, separable_input_first, "
              "separable_output_first"),
             (("-s", "flow_control=store_forward"),
-             "-s: key 'flow_control' value 'store_forward': expected one of wormhole, vct"),
+             "-s: key 'flow_control': value 'store_forward': expected one of wormhole, vct"),
             # Keys run does not read, checked where set as their typed
             # neighbours are: a backend or placement typo ran silently.
-            (("-s", "backend=flitz"), "-s: key 'backend' value 'flitz': expected one of analytic, flit"),
+            (("-s", "backend=flitz"), "-s: key 'backend': value 'flitz': expected one of analytic, flit"),
             (("-s", "placement=rando"),
-             "-s: key 'placement' value 'rando': expected one of linear, contiguous, random-node, random-router, "
+             "-s: key 'placement': value 'rando': expected one of linear, contiguous, random-node, random-router, "
              "round-robin, packed, spread, map"),
             (("-s", "novalue"), "-s: expected key=value, got 'novalue'"),
             (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value"),
-            (("-c", in_file), f"{in_file}:3: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
+            (("-c", in_file), f"{in_file}:3: key 'num_vcs': value '0': out of range: expected a value in 1..255"),
             (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]" + SECTIONS),
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
             (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
@@ -1013,9 +1013,9 @@ def case_errors():
              "each key once (-s overrides a file's key)"),
             (("-c", twice_flat), f"{twice_flat}:3: key 'injection_rate' set twice in this file (first at line 1); "
              "expected each key once (-s overrides a file's key)"),
-            (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
+            (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size': value 'x': expected an integer"),
             # inih reads an indented line as the continuation of the previous value.
-            (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
+            (("-c", indented), f"{indented}:3: key 'num_vcs': value 'vc_buf_size = 2': expected an integer"),
             (("-c", indented_text), f"{indented_text}:5: [replay] indented line 'placement = random-node' reads as "
              "'name = value' after key 'placement_map'; expected keys unindented (an indented line continues the "
              "key before it)"),
@@ -1102,7 +1102,7 @@ def case_errors():
                "set st_final_delay = 1 (its default) or st_prepare_delay = 1\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.9", "-s", "packet_size=1",
               "-s", "internal_speedup=17"),
-             "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
+             "-s: key 'internal_speedup': value '17': out of range: expected a value in 1..16"),
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic_classes=2"),
              "netloom run: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 1 VC per class: routing function 'dor' on a "
              "torus needs an even num_vcs >= 2 (two dateline classes), got 1"),
@@ -1225,12 +1225,12 @@ def case_errors():
         one_line_error(p, f"netloom config: argument '{in_file}' is not an option; expected -c {in_file} to read a "
                           f"configuration file (or --from-booksim {in_file} to convert a BookSim2 one)")
         p = run("config", "-s", "num_vcs=300", code=2)
-        one_line_error(p, "-s: key 'num_vcs' value '300' out of range: expected a value in 1..255")
+        one_line_error(p, "-s: key 'num_vcs': value '300': out of range: expected a value in 1..255")
         # layout_preset and layout_pack are names, checked when read (config took any).
         p = run("config", "-s", "layout_preset=bogus", code=2)
-        one_line_error(p, "-s: key 'layout_preset' value 'bogus': expected one of flex, besta, equality, fujiwara, hyperx")
+        one_line_error(p, "-s: key 'layout_preset': value 'bogus': expected one of flex, besta, equality, fujiwara, hyperx")
         p = run("config", "-s", "layout_pack=bogus", code=2)
-        one_line_error(p, "-s: key 'layout_pack' value 'bogus': expected one of base-cabinets, flex-fig7, ")
+        one_line_error(p, "-s: key 'layout_pack': value 'bogus': expected one of base-cabinets, flex-fig7, ")
         # A key holding a newline stays one line (config printed it raw).
         p = run("config", "-s", "num_vc\n=3", code=2)
         one_line_error(p, "-s: unknown key 'num_vc\\n' (did you mean 'num_vcs'?)")
@@ -1503,7 +1503,7 @@ def case_subnormal_rates():
     d = run_json("run", *SMALL, "-s", "injection_rate=1e-320", "--json", "-")
     eq("run injection_rate=1e-320", d["results"]["throughput"]["offered"], 1e-320)
     p = run("run", *SMALL, "-s", "injection_rate=1e-400", code=2)
-    one_line_error(p, "netloom run: -s: key 'injection_rate' value '1e-400': too small to represent (rounds to 0); "
+    one_line_error(p, "netloom run: -s: key 'injection_rate': value '1e-400': too small to represent (rounds to 0); "
                       "expected 0 or a magnitude of at least 4.9e-324")
     for rates, part in (("1e-400:0.1:0.1", "1e-400"), ("0:1e-999:0.1", "1e-999"), ("0:0.1:-1e-400", "-1e-400")):
         p = run("sweep", *SMALL, "--rates", rates, code=2)
@@ -1864,17 +1864,17 @@ def case_key_blanks():
     # integer", as if 4 were not one. A file's 'key = value' is trimmed by
     # the INI reader, so blanks there are fine.
     nb = " (no blanks around a key's value)"
-    for kv, needle in (("num_vcs= 4", "key 'num_vcs' value ' 4': expected '4'" + nb),
-                       ("num_vcs=4 ", "key 'num_vcs' value '4 ': expected '4'" + nb),
-                       ("injection_rate=\t0.1", "key 'injection_rate' value '\\t0.1': expected '0.1'" + nb),
-                       ("flow_control=vct ", "key 'flow_control' value 'vct ': expected 'vct'" + nb),
-                       ("hold_switch_for_packet= 1 ", "key 'hold_switch_for_packet' value ' 1 ': expected '1'" + nb)):
+    for kv, needle in (("num_vcs= 4", "key 'num_vcs': value ' 4': expected '4'" + nb),
+                       ("num_vcs=4 ", "key 'num_vcs': value '4 ': expected '4'" + nb),
+                       ("injection_rate=\t0.1", "key 'injection_rate': value '\\t0.1': expected '0.1'" + nb),
+                       ("flow_control=vct ", "key 'flow_control': value 'vct ': expected 'vct'" + nb),
+                       ("hold_switch_for_packet= 1 ", "key 'hold_switch_for_packet': value ' 1 ': expected '1'" + nb)):
         for cmd in ("run", "config"):
             one_line_error(run(cmd, "-s", kv, code=2), f"netloom {cmd}: -s: " + needle)
     # The blanks are named first, whatever the value, as a spec
     # parameter's are; without them the value's own message.
-    one_line_error(run("run", "-s", "num_vcs= x", code=2), "-s: key 'num_vcs' value ' x': expected 'x'" + nb)
-    one_line_error(run("run", "-s", "num_vcs=x", code=2), "-s: key 'num_vcs' value 'x': expected an integer")
+    one_line_error(run("run", "-s", "num_vcs= x", code=2), "-s: key 'num_vcs': value ' x': expected 'x'" + nb)
+    one_line_error(run("run", "-s", "num_vcs=x", code=2), "-s: key 'num_vcs': value 'x': expected an integer")
     with tempfile.TemporaryDirectory() as tmp:
         ini = os.path.join(tmp, "b.ini")
         write(ini, "num_vcs =  4  \ninjection_rate =\t0.1\t\n")

@@ -2411,7 +2411,7 @@ def case_beside_trace(d):
     expect('placement_map' not in json.load(open(w.json))['beside_trace'], 'placement_map under linear: %s' % b)
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--trace', nlt,
                         '-s', 'placement=nope'] + list(net), capture_output=True, text=True, timeout=TMO)
-    expect(r.returncode == 2 and "-s: key 'placement' value 'nope': expected one of linear, contiguous" in r.stderr and r.stderr.count('\n') == 1,
+    expect(r.returncode == 2 and "-s: key 'placement': value 'nope': expected one of linear, contiguous" in r.stderr and r.stderr.count('\n') == 1,
            'bad placement: %d %s' % (r.returncode, r.stderr))
     # A map beside another placement was never read (the trace placed
     # linear, exit 0): refused, naming the key, its value and the policy.

@@ -275,11 +275,11 @@ expect_eq "bad key exit" $rc 2
 expect_eq "bad key message" "$out" "netloom replay: -s: unknown key 'eager_treshold' (did you mean 'eager_threshold'?)"
 out=$("$netloom" replay "$dir/pp.nlt" -s backend=flitz 2>&1); rc=$?
 expect_eq "bad backend exit" $rc 2
-expect_eq "bad backend message" "$out" "netloom replay: -s: key 'backend' value 'flitz': expected one of analytic, flit (did you mean 'flit'?)"
+expect_eq "bad backend message" "$out" "netloom replay: -s: key 'backend': value 'flitz': expected one of analytic, flit (did you mean 'flit'?)"
 # Set in a file: its line (it named no place).
 printf '[replay]\nbackend = flitz\n' > "$dir/bk.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/bk.ini" 2>&1); rc=$?
-expect_eq "bad backend in a file" "$rc:$out" "2:netloom replay: $dir/bk.ini:2: key 'backend' value 'flitz': expected one of analytic, flit (did you mean 'flit'?)"
+expect_eq "bad backend in a file" "$rc:$out" "2:netloom replay: $dir/bk.ini:2: key 'backend': value 'flitz': expected one of analytic, flit (did you mean 'flit'?)"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
 expect_eq "bad topology exit" $rc 2
 expect_eq "bad topology message" "$out" "netloom replay: -s: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
@@ -442,11 +442,11 @@ expect_eq "contiguous is linear on an empty machine" "$(json "$dir/pl_c.json" "$
 expect_eq "ranks_per_node 2 nodes" "$(json "$dir/pl_rpn.json" 'len(set(d["results"]["rank_endpoints"]))')" 3
 out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=bogus 2>&1); rc=$?
 expect_eq "placement bad exit" $rc 2
-expect_eq "placement bad message" "$out" "netloom replay: -s: key 'placement' value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+expect_eq "placement bad message" "$out" "netloom replay: -s: key 'placement': value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
 # Set in a file: its line (these named no place).
 printf '[replay]\nplacement = bogus\n' > "$dir/plb.ini"
 out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -c "$dir/plb.ini" 2>&1); rc=$?
-expect_eq "placement bad in a file" "$rc:$out" "2:netloom replay: $dir/plb.ini:2: key 'placement' value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+expect_eq "placement bad in a file" "$rc:$out" "2:netloom replay: $dir/plb.ini:2: key 'placement': value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
 out=$("$netloom" replay "$dir/st.nlt" -s placement=spread 2>&1); rc=$?
 expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom replay: -s: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
@@ -572,7 +572,7 @@ expect_eq "placement_map beside spread" "$rc:$out" "2:netloom replay: $dir/pm.in
 # A backend name longer than the old 256-byte field (overflowed it before).
 out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
 expect_eq "long backend exit" $rc 2
-expect_eq "long backend message" "${out:0:51}" "netloom replay: -s: key 'backend' value 'xxxxxxxxxx"
+expect_eq "long backend message" "${out:0:52}" "netloom replay: -s: key 'backend': value 'xxxxxxxxxx"
 
 # A channel idle for more than 2^31 cycles (2.5 s at 1 GHz) is free, not
 # busy for 2^32 cycles: 32-bit stamps once put this message at 4.295 s.

@@ -654,11 +654,11 @@ static void test_bad_input(void)
 	syn_init(&s, 2);
 	CHECK_ERR(syn_replay(&s, (const char *const[]){"coll_bcast_algorithm=ring", NULL}, &run), NL_ECONFIG,
 		  &run.err,
-		  "-s: key 'coll_bcast_algorithm' value 'ring': expected one of auto, linear, binomial, "
+		  "-s: key 'coll_bcast_algorithm': value 'ring': expected one of auto, linear, binomial, "
 		  "knomial, binary, chain, scatter_allgather, scatter_allgather_ring");
 	syn_run_free(&run);
 	CHECK_ERR(syn_replay(&s, (const char *const[]){"eager_threshold=-1", NULL}, &run), NL_ECONFIG, &run.err,
-		  "-s: key 'eager_threshold' value '-1' out of range");
+		  "-s: key 'eager_threshold': value '-1': out of range");
 	syn_run_free(&run);
 	syn_free(&s);
 }

@@ -502,13 +502,13 @@ static void test_bad_config(void)
 		  "link_model = links needs a topology");
 	bk_close(&k);
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"link_model=ring", NULL}), NL_ECONFIG, &k.err,
-		  "key 'link_model' value 'ring': expected one of none, endpoint, links, bus");
+		  "key 'link_model': value 'ring': expected one of none, endpoint, links, bus");
 	bk_close(&k);
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"bandwidth_gbps=0", NULL}), NL_ECONFIG, &k.err,
-		  "key 'bandwidth_gbps' value '0' out of range");
+		  "key 'bandwidth_gbps': value '0': out of range");
 	bk_close(&k);
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"path_select=random", NULL}), NL_ECONFIG, &k.err,
-		  "key 'path_select' value 'random': expected one of spread, first");
+		  "key 'path_select': value 'random': expected one of spread, first");
 	bk_close(&k);
 	/* A bus has no routers: a hop latency with it would change nothing,
 	 * with or without a topology, so it is refused as cable_latency is. */

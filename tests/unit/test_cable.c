@@ -395,9 +395,9 @@ static void test_errors(void)
 		/* Names too, when read (they were checked only when a session
 		 * laid a topology out, so 'netloom config' took them). */
 		{{"layout_preset=nope"}, NL_ECONFIG,
-		 "key 'layout_preset' value 'nope': expected one of flex, besta, equality, fujiwara"},
+		 "key 'layout_preset': value 'nope': expected one of flex, besta, equality, fujiwara"},
 		{{"layout_pack=zz"}, NL_ECONFIG,
-		 "key 'layout_pack' value 'zz': expected one of base-cabinets, flex-fig7,"},
+		 "key 'layout_pack': value 'zz': expected one of base-cabinets, flex-fig7,"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct nl_err err = {0};

@@ -79,10 +79,10 @@ static void test_error_long(void)
 	CHECK(strstr(e.msg, "...") != NULL);
 	CHECK(len > 40 && !strcmp(e.msg + len - 40, ": cannot open: No such file or directory"));
 	/* Prefixing a long location keeps the reason too. */
-	nl_errf(&e, NL_ECONFIG, "key 'num_vcs' value 'x': expected an integer");
+	nl_errf(&e, NL_ECONFIG, "key 'num_vcs': value 'x': expected an integer");
 	nl_err_prefix(&e, "%s:%d", path, 4);
 	CHECK(strlen(e.msg) == NL_ERR_MSG_MAX - 1);
-	CHECK(strstr(e.msg, "pp:4: key 'num_vcs' value 'x': expected an integer") != NULL);
+	CHECK(strstr(e.msg, "pp:4: key 'num_vcs': value 'x': expected an integer") != NULL);
 	/* And appending (a hint) keeps the end, hint included. */
 	nl_err_suffix(&e, " (a hint)");
 	len = strlen(e.msg);
@@ -120,9 +120,9 @@ static void test_text_width(void)
 static void test_error_one_line_utf8(void)
 {
 	struct nl_err e = {0};
-	nl_errf(&e, NL_ECONFIG, "f.ini:2: key 'num_vcs' value '%s': expected an integer", "\xff\xfe\x01x");
+	nl_errf(&e, NL_ECONFIG, "f.ini:2: key 'num_vcs': value '%s': expected an integer", "\xff\xfe\x01x");
 	CHECK_EQ(nl_err_one_line(&e, e.code), NL_ECONFIG);
-	CHECK_STR(e.msg, "f.ini:2: key 'num_vcs' value '\\xff\\xfe\\x01x': expected an integer");
+	CHECK_STR(e.msg, "f.ini:2: key 'num_vcs': value '\\xff\\xfe\\x01x': expected an integer");
 	nl_errf(&e, NL_ECONFIG, "unknown section [r\xc3t\xe9] at caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 	nl_err_one_line(&e, e.code);
 	CHECK_STR(e.msg, "unknown section [r\\xc3t\\xe9] at caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
@@ -754,7 +754,7 @@ static void test_config_file(void)
 	CHECK(strstr(e.msg, ":1:") != NULL);
 	unlink(p);
 	p = test_write_tmp("num_vcs = 0\n");
-	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs' value '0' out of range");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs': value '0': out of range");
 	unlink(p);
 	p = test_write_tmp("[traffic]\nnum_vcs = 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "unknown section [traffic]");
@@ -796,11 +796,11 @@ static void test_config_file(void)
 	unlink(p);
 	/* The key before it is checked first: the first bad line is reported. */
 	p = test_write_tmp("num_vcs = 0\n[nosuch]\n");
-	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: key 'num_vcs' value '0' out of range");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: key 'num_vcs': value '0': out of range");
 	unlink(p);
 	/* An indented '[' after a key continues its value, as inih reads it. */
 	p = test_write_tmp("num_vcs = 2\n  [nosuch]\n");
-	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs' value '2[nosuch]'");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs': value '2[nosuch]'");
 	unlink(p);
 	/* A known section with no keys is fine. */
 	p = test_write_tmp("[network]\n");
@@ -817,9 +817,27 @@ static void test_config_file(void)
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: '[router] num_vcs = 4': text after the ']' of a section");
 	unlink(p);
 	CHECK_ERR(config_set(&c, "injection_rate=fast", NULL, "-s", &e), NL_ECONFIG, &e,
-		  "-s: key 'injection_rate' value 'fast': expected a number");
+		  "-s: key 'injection_rate': value 'fast': expected a number");
 	CHECK_ERR(config_set(&c, "injection_rate=0x1p-4", NULL, "-s", &e), NL_ECONFIG, &e,
-		  "-s: key 'injection_rate' value '0x1p-4': expected a number");
+		  "-s: key 'injection_rate': value '0x1p-4': expected a number");
+	/* Every refused value in one form, as workload and study files give
+	 * theirs: "key 'K': value 'V': ...". It was "key 'K' value 'V' out of
+	 * range: ..." and "key 'K' value 'V': ...". */
+	CHECK_ERR(config_set(&c, "num_vcs=0", NULL, "-s", &e), NL_ECONFIG, &e,
+		  "-s: key 'num_vcs': value '0': out of range: expected a value in ");
+	CHECK_ERR(config_set(&c, "num_vcs= 4", NULL, "-s", &e), NL_ECONFIG, &e,
+		  "-s: key 'num_vcs': value ' 4': expected '4' (no blanks around a key's value)");
+	{
+		/* A value too long for the message, cut in its middle: the
+		 * same form at both ends. */
+		char kv[700] = "num_vcs=";
+		memset(kv + 8, '9', sizeof kv - 9);
+		kv[sizeof kv - 1] = '\0';
+		CHECK_ERR(config_set(&c, kv, NULL, "-s", &e), NL_ECONFIG, &e, "-s: key 'num_vcs': value '999");
+		const char *tail = "999': out of range: expected a value in 1..64";
+		size_t n = strlen(e.msg), k = strlen(tail);
+		CHECK(n > k && strstr(e.msg, "...") && !strcmp(e.msg + n - k, tail));
+	}
 	CHECK_ERR(config_load_file(&c, "/nonexistent/x.ini", &e), NL_EIO, &e, "cannot open");
 	/* Failed loads left the earlier values alone. */
 	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
@@ -1205,7 +1223,7 @@ static void test_config_long_values(void)
 
 	/* An indented "key = value" is a mis-indented key, named on its line. */
 	p = test_write_tmp("num_vcs = 4\n  injection_rate = 0.5\n");
-	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":2: key 'num_vcs' value 'injection_rate = 0.5'");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":2: key 'num_vcs': value 'injection_rate = 0.5'");
 	unlink(p);
 	/* After a text key, which took the line as its value silently: refused
 	 * in study and workload files' words. */

@@ -558,7 +558,7 @@ static void test_config_errors(void)
 			      "routing_function=valiant:x=1", NULL};
 	CHECK_ERR(run_point_kv(rate, &pt, &e), NL_EINVAL, &e, "unknown parameter 'x'");
 	const char *bad[] = {"num_vcs=300", NULL};
-	CHECK_ERR(run_point_kv(bad, &pt, &e), NL_ECONFIG, &e, "key 'num_vcs' value '300' out of range");
+	CHECK_ERR(run_point_kv(bad, &pt, &e), NL_ECONFIG, &e, "key 'num_vcs': value '300': out of range");
 	const char *ps[] = {"packet_size=8..2", NULL};
 	CHECK_ERR(run_point_kv(ps, &pt, &e), NL_ECONFIG, &e, "range is empty");
 }

@@ -103,16 +103,16 @@ static void test_config(void)
 	/* Names of emu/net's backends and emu/place's policies are checked
 	 * when set, as choices are, not when a replay first reads them. */
 	CHECK_ERR(nl_sim_set(s, "backend", "nope", &err), NL_ECONFIG, &err,
-		  "nl_sim_set: key 'backend' value 'nope': expected one of analytic, flit");
+		  "nl_sim_set: key 'backend': value 'nope': expected one of analytic, flit");
 	CHECK_ERR(nl_sim_load_string(s, "[replay]\nbackend = flit\nplacement = nope\n", "p.ini", &err), NL_ECONFIG,
-		  &err, "p.ini:3: key 'placement' value 'nope': expected one of linear, contiguous");
+		  &err, "p.ini:3: key 'placement': value 'nope': expected one of linear, contiguous");
 	CHECK(!strstr(err.msg, "did you mean"));
 	/* A typo names the one meant, as core/param.c's choices do. */
 	CHECK_ERR(nl_sim_set(s, "placement", "sprad", &err), NL_ECONFIG, &err,
-		  "nl_sim_set: key 'placement' value 'sprad': expected one of linear, contiguous, random-node, "
+		  "nl_sim_set: key 'placement': value 'sprad': expected one of linear, contiguous, random-node, "
 		  "random-router, round-robin, packed, spread, map (did you mean 'spread'?)");
 	CHECK_ERR(nl_sim_set(s, "backend", "flt", &err), NL_ECONFIG, &err,
-		  "nl_sim_set: key 'backend' value 'flt': expected one of analytic, flit (did you mean 'flit'?)");
+		  "nl_sim_set: key 'backend': value 'flt': expected one of analytic, flit (did you mean 'flit'?)");
 	CHECK_OK(nl_sim_set(s, "placement", "spread", &err), &err);
 	CHECK_OK(nl_sim_set(s, "placement", "linear", &err), &err);
 	/* Keys, INI text and an INI file give the same configuration. */
@@ -729,8 +729,8 @@ static void test_error_one_line(void)
 	CHECK_OK(nl_sim_new(&s, &e), &e);
 	CHECK_ERR(nl_sim_set(s, "seed\nnum_vcs", "1", &e), NL_ECONFIG, &e, "nl_sim_set: unknown key 'seed\\nnum_vcs'");
 	CHECK(!strchr(e.msg, '\n'));
-	CHECK_ERR(nl_sim_set(s, "num_vcs", "2\r\x01", &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs' value '2\\r\\x01'");
-	CHECK_ERR(nl_sim_set(s, "num_vcs=x", NULL, &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs' value 'x'");
+	CHECK_ERR(nl_sim_set(s, "num_vcs", "2\r\x01", &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs': value '2\\r\\x01'");
+	CHECK_ERR(nl_sim_set(s, "num_vcs=x", NULL, &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs': value 'x'");
 	CHECK_ERR(nl_sim_load_string(s, "num_vcs = 0\n", "a\nb.ini", &e), NL_ECONFIG, &e, "a\\nb.ini");
 	CHECK(!strchr(e.msg, '\n'));
 	/* An empty name is called "<string>", as NULL is (it began ":1:"). */
