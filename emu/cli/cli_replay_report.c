@@ -316,14 +316,29 @@ void cli_replay_report(FILE *f, const struct app *app, const struct trace_manife
 	cli_replay_network(f, net_report);
 }
 
+/* Seconds in the CSVs: ps as seconds with 12 decimals, exact (the
+ * model's unit) in every column and at any size, where %.12g gave 9
+ * decimals to one value and 11 to the next, and rounded runs of 1 s and
+ * longer to 10 ps or coarser. */
+#define CLI_PS_PER_S UINT64_C(1000000000000)
+static void cli_csv_seconds(FILE *f, uint64_t ps)
+{
+	fprintf(f, "%" PRIu64 ".%012" PRIu64, ps / CLI_PS_PER_S, ps % CLI_PS_PER_S);
+}
+
 void cli_replay_csv(FILE *f, const struct app_results *res)
 {
 	fprintf(f, "rank,compute_s,comm_s,wait_s,finish_s,ops,mpi_calls,messages_sent,bytes_sent\n");
 	for (uint32_t r = 0; r < res->n_ranks; r++) {
 		const struct app_rank_stats *st = &res->ranks[r];
-		fprintf(f, "%" PRIu32 ",%.12g,%.12g,%.12g,%.12g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r,
-			st->compute_ps * 1e-12, st->comm_ps * 1e-12, st->wait_ps * 1e-12, st->finish_ps * 1e-12,
-			st->ops, st->mpi_calls, st->msgs_sent, st->bytes_sent);
+		const uint64_t ps[] = {st->compute_ps, st->comm_ps, st->wait_ps, st->finish_ps};
+		fprintf(f, "%" PRIu32, r);
+		for (size_t k = 0; k < sizeof ps / sizeof *ps; k++) {
+			fputc(',', f);
+			cli_csv_seconds(f, ps[k]);
+		}
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", st->ops, st->mpi_calls, st->msgs_sent,
+			st->bytes_sent);
 	}
 }
 
@@ -403,22 +418,23 @@ void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, size_t n,
 		const struct cli_replay_run *r = &runs[i];
 		const struct app_results *res = app_results(r->v->app);
 		json_t *b = cli_replay_busiest(r);
-		char pred[32];
-		if (r->v->deadlock)
-			snprintf(pred, sizeof pred, "deadlock");
-		else
-			snprintf(pred, sizeof pred, "%.12g", (double)res->runtime_ps * 1e-12);
-		fprintf(f, "\"%s\",\"%s\",%" PRIu32 ",%" PRIu32 ",%s,%s,%.6f,", r->v->topo ? r->v->topo->spec : r->topology,
+		fprintf(f, "\"%s\",\"%s\",%" PRIu32 ",%" PRIu32 ",%s,", r->v->topo ? r->v->topo->spec : r->topology,
 			r->v->routing, r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0,
-			r->v->placement, pred,
-			session_comm_share(res));
+			r->v->placement);
+		if (r->v->deadlock)
+			fprintf(f, "deadlock");
+		else
+			cli_csv_seconds(f, res->runtime_ps);
+		fprintf(f, ",%.6f,", session_comm_share(res));
 		if (b)
 			fprintf(f, "%s -> %s,%.6f,", json_string_value(json_object_get(b, "from")),
 				json_string_value(json_object_get(b, "to")),
 				json_real_value(json_object_get(b, "utilisation")));
 		else
 			fprintf(f, ",,");
-		fprintf(f, "%s,%.12g,%s\n", strncmp(info->compute_why, "cpu", 3) ? "wall" : "cpu",
+		/* The recorded runtime is the archive's double, not ps: the
+		 * same 12 decimals. */
+		fprintf(f, "%s,%.12f,%s\n", strncmp(info->compute_why, "cpu", 3) ? "wall" : "cpu",
 			m->recorded_runtime_s, info->comparable == 1 ? "yes" : info->comparable == 0 ? "no" : "unknown");
 	}
 }

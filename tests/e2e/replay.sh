@@ -264,6 +264,11 @@ grep -q "simulated:" "$dir/pp.txt" && fail "analytic report has a simulated line
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --csv > "$dir/pp.csv" || fail "csv"
 expect_eq "csv header" "$(head -1 "$dir/pp.csv")" "rank,compute_s,comm_s,wait_s,finish_s,ops,mpi_calls,messages_sent,bytes_sent"
 expect_eq "csv rows" "$(wc -l < "$dir/pp.csv")" 3
+# Seconds with 12 decimals (exact ps) in every column: %.12g wrote
+# "1e-05" and "1.99e-05" here, 9 decimals in one column and 11 in the next
+# on the samples, and rounded runs of 1 s and longer.
+expect_eq "csv seconds" "$(tail -n +2 "$dir/pp.csv")" "0,0.000010000000,0.000011000000,0.000011000000,0.000032000000,32,22,10,1000
+1,0.000000000000,0.000011000000,0.000019900000,0.000030900000,22,22,10,1000"
 
 # 7. Bad input: one line naming the problem, exit 2, nothing written.
 out=$("$netloom" replay "$dir/missing.nlt" --json "$dir/bad.json" 2>&1); rc=$?

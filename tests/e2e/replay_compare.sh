@@ -186,6 +186,9 @@ for t in "torus:k=2 dor" "dragonfly:a=2,p=1,h=1,g=2 min" "fattree:k=2,n=1 min"; 
   expect_eq "compare row $1 = single replay" "$got" "$want"
 done
 "$netloom" replay "$dir/own.nlt" -s backend=flit "${topos[@]}" --csv > "$dir/m.csv" || fail "compare csv exit $?"
+# predicted_s and recorded_s with the per-rank CSV's 12 decimals (they
+# were %.12g: as many as the value happened to need); shares with 6.
+expect_eq "compare: CSV number forms" "$(python3 -c 'import csv,re,sys; print(sorted({(bool(re.fullmatch(r"\d+\.\d{12}", r["predicted_s"])), bool(re.fullmatch(r"\d+\.\d{12}", r["recorded_s"])), bool(re.fullmatch(r"\d\.\d{6}", r["comm_share"]))) for r in csv.DictReader(open(sys.argv[1]))}))' "$dir/m.csv")" "[(True, True, True)]"
 expect_eq "compare: CSV header" "$(head -1 "$dir/m.csv")" "network,routing,routers,endpoints,placement,predicted_s,comm_share,busiest_link,busiest_load,compute_time,recorded_s,recorded_comparable"
 expect_eq "compare: CSV rows" "$(python3 -c 'import csv,sys; print(" ".join(",".join((r["routing"], r["placement"], r["compute_time"], r["recorded_comparable"])) for r in csv.DictReader(open(sys.argv[1]))))' "$dir/m.csv")" "dor:dateline=1,linear,wall,yes min:select=auto,classes=auto,table=auto,linear,wall,yes min:select=auto,classes=auto,table=auto,linear,wall,yes"
 # One --topology: the same routing choice, named in the report and the config.
