@@ -112,9 +112,16 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
  * bytes as \xHH); *used is the bytes of p it stands for. Valid UTF-8 is
  * kept (a path or value in any script); a byte that starts no valid
  * sequence (a Latin-1 file, a cut one) is escaped, as are C0 and C1
- * controls (U+0080..U+009F, which terminals act on as they do on C0 ones). */
-static size_t one_line_piece(const unsigned char *p, size_t n, char piece[20], size_t *used)
+ * controls (U+0080..U+009F, which terminals act on as they do on C0 ones).
+ * With has_backslash_escape, a backslash is written \\, so that a name holding a
+ * backslash and an n is not read as one holding a newline. */
+static size_t one_line_piece(const unsigned char *p, size_t n, char piece[20], size_t *used, bool has_backslash_escape)
 {
+	if (has_backslash_escape && *p == '\\') {
+		memcpy(piece, "\\\\", 3);
+		*used = 1;
+		return 2;
+	}
 	int len = *p >= 0x20 && *p != 0x7f ? text_utf8_len(p, n) : 0;
 	if (len == 1 || (len > 1 && !(p[0] == 0xc2 && p[1] < 0xa0))) {
 		memcpy(piece, p, (size_t)len);
@@ -134,23 +141,15 @@ static size_t one_line_piece(const unsigned char *p, size_t n, char piece[20], s
 	return o;
 }
 
-int nl_err_one_line(struct nl_err *err, int rc)
-{
-	if (rc >= 0 || !err)
-		return rc;
-	/* Each byte of the message becomes at most four (\xHH): never cut. */
-	char out[4 * NL_ERR_MSG_MAX];
-	nl_err_store(err, out, nl_str_one_line(out, sizeof out, err->msg));
-	return rc;
-}
-
-size_t nl_str_one_line(char *dst, size_t cap, const char *s)
+/* s escaped into dst piece by piece (one_line_piece), cut before the
+ * first piece that does not fit. */
+static size_t one_line_str(char *dst, size_t cap, const char *s, bool has_backslash_escape)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), o = 0, used;
 	char piece[20];
 	for (const unsigned char *q = p; *q; q += used) {
-		size_t k = one_line_piece(q, n - (size_t)(q - p), piece, &used);
+		size_t k = one_line_piece(q, n - (size_t)(q - p), piece, &used, has_backslash_escape);
 		if (o + k >= cap)
 			break;
 		memcpy(dst + o, piece, k);
@@ -160,13 +159,31 @@ size_t nl_str_one_line(char *dst, size_t cap, const char *s)
 	return o;
 }
 
+int nl_err_one_line(struct nl_err *err, int rc)
+{
+	if (rc >= 0 || !err)
+		return rc;
+	/* Each byte of the message becomes at most four (\xHH): never cut.
+	 * A backslash stays as it is: a message is made one line again on its
+	 * way up (the session API, then the command's report), and \\ would
+	 * double at each pass. */
+	char out[4 * NL_ERR_MSG_MAX];
+	nl_err_store(err, out, one_line_str(out, sizeof out, err->msg, false));
+	return rc;
+}
+
+size_t nl_str_one_line(char *dst, size_t cap, const char *s)
+{
+	return one_line_str(dst, cap, s, true);
+}
+
 void nl_fputs_one_line(const char *s, FILE *f)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), used;
 	char piece[20];
 	for (const unsigned char *q = p; *q; q += used)
-		fwrite(piece, 1, one_line_piece(q, n - (size_t)(q - p), piece, &used), f);
+		fwrite(piece, 1, one_line_piece(q, n - (size_t)(q - p), piece, &used, false), f);
 }
 
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)

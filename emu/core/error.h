@@ -25,18 +25,24 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
 /* Make the message in *err one line of well-formed text, whatever user
  * text it quotes: control characters are written as \n, \r, \t or \xHH,
  * and so is each byte that starts no valid UTF-8 sequence (and a C1
- * control's two bytes); valid UTF-8 is kept. Returns rc, so
+ * control's two bytes); valid UTF-8 is kept. A backslash is kept too: a
+ * message may be made one line again on its way up (the session API, then
+ * a command's report), which must change nothing. Returns rc, so
  * a call ends `return nl_err_one_line(err, f(...));` (nothing done for
  * rc >= 0). */
 int nl_err_one_line(struct nl_err *err, int rc);
 
 /* Write s to dst (cap > 0 bytes, NUL-terminated) escaped as
- * nl_err_one_line escapes a message, cut before the first piece that does
- * not fit; for a line longer than a struct nl_err holds. Returns its length. */
+ * nl_err_one_line escapes a message, and a backslash as \\ (a name
+ * holding a backslash and an n is then not read as one holding a
+ * newline), cut before the first piece that does not fit; for a line
+ * longer than a struct nl_err holds, escaped once and printed. At most
+ * 4 * strlen(s) + 1 bytes. Returns its length. */
 size_t nl_str_one_line(char *dst, size_t cap, const char *s);
 
-/* Write s to f escaped as nl_err_one_line escapes a message: user text
- * (a graph:file= path) printed on a line of a report stays on it. */
+/* Write s to f escaped as nl_err_one_line escapes a message (a backslash
+ * kept): user text (a graph:file= path) printed on a line of a report
+ * stays on it, and reads as the errors quoting it do. */
 void nl_fputs_one_line(const char *s, FILE *f);
 
 /* Prefix the message already in *err with "prefix: " (for adding the file

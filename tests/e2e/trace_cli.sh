@@ -430,6 +430,10 @@ same "netloom trace info: unknown option '--fr\\nob' (usage: netloom trace info 
 expect 2 "--rank with a newline" "$NL" trace dump "$T/bgp.nlt" --rank $'1\n2'
 same "netloom trace dump: --rank '1\\n2': expected a rank number (usage: netloom trace dump FILE [--rank R])" "$T/err" \
 	"--rank with a newline: one line"
+# The word 1\n2 (a backslash, not a newline) read as the newline above; now '1\\n2'.
+expect 2 "--rank with a backslash" "$NL" trace dump "$T/bgp.nlt" --rank '1\n2'
+same "netloom trace dump: --rank '1\\\\n2': expected a rank number (usage: netloom trace dump FILE [--rank R])" "$T/err" \
+	"--rank with a backslash: told from a newline"
 expect 2 "convert of an unknown format" "$NL" trace convert "$T/system.ini" "$T/x.nlt"
 
 # --- importer and reader errors (user-found defects) ------------------------------------

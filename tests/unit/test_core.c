@@ -133,7 +133,9 @@ static void test_error_one_line_utf8(void)
 }
 
 /* nl_str_one_line: the escaping of nl_err_one_line for a line longer than
- * an nl_err holds (the C client's error lines), cut at a whole piece. */
+ * an nl_err holds (the C client's error lines), cut at a whole piece; a
+ * backslash written \\, so that a name holding a backslash and an n
+ * reads apart from one holding a newline (both were "a\nb"). */
 static void test_str_one_line(void)
 {
 	char big[3 * NL_ERR_MSG_MAX], out[4 * NL_ERR_MSG_MAX], small[6];
@@ -146,6 +148,26 @@ static void test_str_one_line(void)
 	/* "ab\\t" and its NUL fit in 6 bytes, "\\n" after them does not: cut before it. */
 	CHECK(nl_str_one_line(small, sizeof small, "ab\t\nc") == 4);
 	CHECK_STR(small, "ab\\t");
+	CHECK(nl_str_one_line(out, sizeof out, "a\nb") == 4);
+	CHECK_STR(out, "a\\nb");
+	CHECK(nl_str_one_line(out, sizeof out, "a\\nb") == 5);
+	CHECK_STR(out, "a\\\\nb");
+	CHECK(nl_str_one_line(out, sizeof out, "C:\\x\\\\\x01") == 13);
+	CHECK_STR(out, "C:\\\\x\\\\\\\\\\x01");
+	/* A backslash is a whole piece: "ab" and "\\" fit 5 bytes, not the
+	 * backslash's half of it in 4. */
+	CHECK(nl_str_one_line(small, 4, "ab\\c") == 2);
+	CHECK_STR(small, "ab");
+	CHECK(nl_str_one_line(small, 5, "ab\\c") == 4);
+	CHECK_STR(small, "ab\\\\");
+	/* nl_err_one_line keeps a backslash: a message made one line twice
+	 * (the session API, then the command's report) stays the same. */
+	struct nl_err e = {0};
+	nl_errf(&e, NL_ECONFIG, "path 'a\\nb\nc'");
+	nl_err_one_line(&e, e.code);
+	CHECK_STR(e.msg, "path 'a\\nb\\nc'");
+	nl_err_one_line(&e, e.code);
+	CHECK_STR(e.msg, "path 'a\\nb\\nc'");
 }
 
 static void test_param_parse(void)

@@ -102,7 +102,7 @@ static void rec_quit(void)
 /* A path or setting quoted in a message may hold a newline or another
  * control byte (NETLOOM_TRACE_POLLS=$'x\ny' printed two lines, the second
  * without the prefix): escaped as the netloom CLI escapes its messages
- * (nl_str_one_line, \n and \xHH), never cut. One fprintf: ranks sharing
+ * (nl_str_one_line: \n, \xHH, and \\ for a backslash), never cut. One fprintf: ranks sharing
  * stderr write whole lines. */
 void rec_say(const char *fmt, ...)
 {
