@@ -488,7 +488,7 @@ static int fl_plan_split(struct flitnet *n, const struct sim_cfg *sc, struct fl_
 	if (s->n_threads > t->n_routers) {
 		const char *at = config_origin(sc->cfg, "threads");
 		return nl_errf(err, NL_ECONFIG,
-			       "%s%skey 'threads' value '%lld' out of range: expected 0 (automatic) or 1..%u (a router "
+			       "%s%skey 'threads': value '%lld': out of range: expected 0 (automatic) or 1..%u (a router "
 			       "at least per thread)",
 			       at ? at : "", at ? ": " : "", (long long)sc->threads, t->n_routers);
 	}

@@ -252,7 +252,7 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 				       n_parts, n->x_size, R);
 		const char *at = config_origin(n->sc.cfg, "partitions");
 		return nl_errf(err, NL_ECONFIG,
-			       "%s%skey 'partitions' value '%u' out of range: expected 0 (automatic) or 1..%u (one "
+			       "%s%skey 'partitions': value '%u': out of range: expected 0 (automatic) or 1..%u (one "
 			       "router at least in each)",
 			       at ? at : "", at ? ": " : "", n_parts, R);
 	}

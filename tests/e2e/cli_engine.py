@@ -1112,16 +1112,16 @@ def case_errors():
             # partitions and threads past the routers: 0 (automatic) is in
             # range too; where the key was set first, as read-time errors.
             (("-s", "topology=torus:k=4x4", "-s", "partitions=17"),
-             "netloom run: -s: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router "
+             "netloom run: -s: key 'partitions': value '17': out of range: expected 0 (automatic) or 1..16 (one router "
              "at least in each)"),
             (("-c", parts_file),
-             f"netloom run: {parts_file}:4: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 "
+             f"netloom run: {parts_file}:4: key 'partitions': value '17': out of range: expected 0 (automatic) or 1..16 "
              "(one router at least in each)"),
             (("-s", "topology=torus:k=4x4", "-s", "threads=17"),
-             "netloom run: -s: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at "
+             "netloom run: -s: key 'threads': value '17': out of range: expected 0 (automatic) or 1..16 (a router at "
              "least per thread)"),
             (("-c", threads_file),
-             f"netloom run: {threads_file}:4: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 "
+             f"netloom run: {threads_file}:4: key 'threads': value '17': out of range: expected 0 (automatic) or 1..16 "
              "(a router at least per thread)"),
             (("-c", lat_file),
              f"netloom run: {lat_file}:3: key 'local_latency': value '3': topology 'mesh' has one class of links; "

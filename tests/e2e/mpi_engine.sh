@@ -150,7 +150,7 @@ refused "UGAL-G" "^netloom run: -s: routing_function 'ugal:mode=global.*' reads 
 # partitions above the routers: the key's value when the user gave it
 # (as in one process), the ranks and threads when they raised it. Before,
 # a given 40 was blamed on 'threads x ranks'.
-refused "partitions=40 on 16 routers" "^netloom run: -s: key 'partitions' value '40' out of range: expected 0 \(automatic\) or 1\.\.16 " \
+refused "partitions=40 on 16 routers" "^netloom run: -s: key 'partitions': value '40': out of range: expected 0 \(automatic\) or 1\.\.16 " \
   2 "$netloom" run -s topology=torus:k=4x4 -s partitions=40
 refused "3 ranks on 2 routers" "^netloom run: partitions 3 \(at least threads x ranks, with 3 MPI ranks\): the network has 2 routers" \
   3 "$netloom" run -s topology=torus:k=2

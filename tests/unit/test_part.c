@@ -503,13 +503,13 @@ static void test_errors(void)
 	struct nl_err e = {0};
 	const char *many[] = {"topology=torus:k=4x4", "partitions=17", NULL};
 	CHECK_ERR(run_point_kv(many, &pt, &e), NL_ECONFIG, &e,
-		  "key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router at least in "
+		  "key 'partitions': value '17': out of range: expected 0 (automatic) or 1..16 (one router at least in "
 		  "each)");
 	const char *neg[] = {"partitions=-1", NULL};
-	CHECK_ERR(run_point_kv(neg, &pt, &e), NL_ECONFIG, &e, "key 'partitions' value '-1' out of range");
+	CHECK_ERR(run_point_kv(neg, &pt, &e), NL_ECONFIG, &e, "key 'partitions': value '-1': out of range");
 	const char *threads[] = {"topology=torus:k=4x4", "threads=17", NULL};
 	CHECK_ERR(run_point_kv(threads, &pt, &e), NL_ECONFIG, &e,
-		  "key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at least per thread)");
+		  "key 'threads': value '17': out of range: expected 0 (automatic) or 1..16 (a router at least per thread)");
 	/* Readers of another router's live state name the setting that
 	 * split the network. */
 	const char *glob[] = {"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal:mode=global", "num_vcs=6",
