@@ -549,31 +549,12 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 }
 
 /* The absolute folder of the open configuration file f (at path), from
- * which its relative file names are read; NULL (nothing to free) when f
- * is not a regular file (a pipe, /dev/stdin: no folder of its own, so the
- * working directory's) or out of memory. */
+ * which its relative file names are read (path_file_folder: NULL for a
+ * pipe or /dev/stdin, the working directory's). */
 static char *config_file_folder(FILE *f, const char *path)
 {
 	struct stat st;
-	char dir[PATH_MAX];
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || !path_dir_of(path, dir, sizeof dir))
-		return NULL;
-	char *abs = realpath(dir[0] ? dir : ".", NULL);
-	/* realpath fails only when a folder above can no longer be read:
-	 * the folder as the path names it still reads from here. */
-	if (!abs)
-		return dir[0] ? strdup(dir) : NULL;
-	/* /dev/stdin, /dev/fd/N, /proc/self/fd/N name a descriptor, whose
-	 * file (a redirected one is regular) has no folder of its own. */
-	static const char *const no_folder[] = {"/dev", "/proc"};
-	for (size_t i = 0; i < 2; i++) {
-		size_t n = strlen(no_folder[i]);
-		if (!strncmp(abs, no_folder[i], n) && (abs[n] == '\0' || abs[n] == '/')) {
-			free(abs);
-			return NULL;
-		}
-	}
-	return abs;
+	return path_file_folder(path, fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
 }
 
 static int config_load_from(struct config *c, FILE *f, const char *path, const char *base, struct nl_err *err);
@@ -726,46 +707,17 @@ struct config_err_names {
 	struct nl_err *err;
 };
 
-/* Whether the n bytes at `at` in msg are a whole file name: not part of
- * a longer one, nor a file's own "PATH:LINE: ..." (which names where it
- * was read, and reads best as it is), nor one already renamed (a spec
- * that names the file twice). */
-static bool config_err_is_name(const char *msg, const char *at, size_t n)
-{
-	static const char renamed[] = "(resolved to ";
-	const size_t n_renamed = sizeof renamed - 1;
-	char before = at > msg ? at[-1] : ' ', after = at[n];
-	if (!strchr(" '@=(", before) || !strchr("':,;) ", after))
-		return false;
-	if ((size_t)(at - msg) >= n_renamed && !strncmp(at - n_renamed, renamed, n_renamed))
-		return false;
-	return !(after == ':' && isdigit((unsigned char)at[n + 1]));
-}
-
-/* In err, the file name as it was read (RESOLVED) becomes the name as
- * written followed by where it was looked for: "'@spec.txt' (resolved to
- * /home/me/exp/spec.txt, relative to the config run.ini)", "unable to
- * open nosuch.json (resolved to ...): ...". */
+/* In err, the file name as it was read becomes the name as written
+ * followed by where it was looked for (path_err_rename): "'@spec.txt'
+ * (resolved to /home/me/exp/spec.txt, relative to the config run.ini)". */
 static char *config_err_name(void *ctx, const char *name)
 {
 	const struct config_err_names *x = ctx;
-	char *resolved = path_in_dir(x->e->base, name);
-	char *msg = x->err->msg, *at = NULL;
-	size_t n = resolved ? strlen(resolved) : 0;
-	/* The last one: where a message names an output first ("--json
-	 * '/x/g.txt': the same file as f.ini:2 topology graph:file=
-	 * '/x/g.txt', an input"), the key's file comes after it. */
-	for (char *p = msg; resolved && strcmp(resolved, name) && (p = strstr(p, resolved)); p += n)
-		if (config_err_is_name(msg, p, n))
-			at = p;
-	if (at) {
-		const char *origin = x->e->origin, *rest = at + n + (at[n] == '\'');
-		int file_len = (int)(strrchr(origin, ':') - origin);
-		char out[NL_ERR_MSG_MAX];
-		snprintf(out, sizeof out, "%.*s%s%s (resolved to %s, relative to the config %.*s)%s", (int)(at - msg), msg,
-			 name, at[n] == '\'' ? "'" : "", resolved, file_len, origin, rest);
-		snprintf(msg, sizeof x->err->msg, "%s", out);
-	}
+	char *resolved = path_in_dir(x->e->base, name), where[300];
+	const char *origin = x->e->origin;
+	snprintf(where, sizeof where, "the config %.*s", (int)(strrchr(origin, ':') - origin), origin);
+	if (resolved)
+		path_err_rename(x->err->msg, sizeof x->err->msg, name, resolved, where);
 	free(resolved);
 	return strdup(name);
 }

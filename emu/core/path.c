@@ -1,6 +1,8 @@
 /* File names a file names, read from its folder (path.h). */
 #include "core/path.h"
 
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,29 @@ bool path_dir_of(const char *path, char *dir, size_t cap)
 	memcpy(dir, path, n);
 	dir[n] = '\0';
 	return true;
+}
+
+char *path_file_folder(const char *path, bool is_regular)
+{
+	char dir[PATH_MAX];
+	if (!is_regular || !path_dir_of(path, dir, sizeof dir))
+		return NULL;
+	char *abs = realpath(dir[0] ? dir : ".", NULL);
+	/* realpath fails only when a folder above can no longer be read:
+	 * the folder as the path names it still reads from here. */
+	if (!abs)
+		return dir[0] ? strdup(dir) : NULL;
+	/* /dev/stdin, /dev/fd/N, /proc/self/fd/N name a descriptor, whose
+	 * file (a redirected one is regular) has no folder of its own. */
+	static const char *const no_folder[] = {"/dev", "/proc"};
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(no_folder[i]);
+		if (!strncmp(abs, no_folder[i], n) && (abs[n] == '\0' || abs[n] == '/')) {
+			free(abs);
+			return NULL;
+		}
+	}
+	return abs;
 }
 
 char *path_in_dir(const char *dir, const char *name)
@@ -105,4 +130,45 @@ char *path_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path)
 		return NULL;
 	}
 	return buf;
+}
+
+/* Whether the n bytes at `at` in msg are a whole file name: not part of
+ * a longer one, nor a file's own "PATH:LINE: ..." (which names where it
+ * was read, and reads best as it is), nor one already renamed (a spec
+ * that names the file twice) or named as the file the names are read
+ * relative to (an inner spec file's refusal, renamed by an outer one). */
+static bool path_err_is_name(const char *msg, const char *at, size_t n)
+{
+	static const char *const renamed[] = {"(resolved to ", "relative to the spec file "};
+	char before = at > msg ? at[-1] : ' ', after = at[n];
+	if (!strchr(" '@=(", before) || !strchr("':,;) ", after))
+		return false;
+	for (size_t i = 0; i < 2; i++) {
+		size_t k = strlen(renamed[i]);
+		if ((size_t)(at - msg) >= k && !strncmp(at - k, renamed[i], k))
+			return false;
+	}
+	return !(after == ':' && isdigit((unsigned char)at[n + 1]));
+}
+
+void path_err_rename(char *msg, size_t cap, const char *name, const char *resolved, const char *where)
+{
+	size_t n = strlen(resolved);
+	char *at = NULL;
+	/* The last one: where a message names an output first ("--json
+	 * '/x/g.txt': the same file as f.ini:2 topology graph:file=
+	 * '/x/g.txt', an input"), the input's name comes after it. */
+	for (char *p = msg; strcmp(resolved, name) && (p = strstr(p, resolved)); p += n)
+		if (path_err_is_name(msg, p, n))
+			at = p;
+	if (!at)
+		return;
+	const char *rest = at + n + (at[n] == '\'');
+	char *out = malloc(cap);
+	if (!out)
+		return;
+	snprintf(out, cap, "%.*s%s%s (resolved to %s, relative to %s)%s", (int)(at - msg), msg, name,
+		 at[n] == '\'' ? "'" : "", resolved, where, rest);
+	snprintf(msg, cap, "%s", out);
+	free(out);
 }

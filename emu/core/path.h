@@ -1,7 +1,7 @@
 /* File names that a file names: relative ones are read from that file's
  * folder, as every tool users know reads them (a -c configuration, a study,
- * a workload file; docs/configuration.md). One rule, kept here, so the
- * three readers cannot drift apart.
+ * a workload file, a topology spec file; docs/configuration.md). One rule,
+ * kept here, so the readers cannot drift apart.
  */
 #ifndef NETLOOM_CORE_PATH_H
 #define NETLOOM_CORE_PATH_H
@@ -13,6 +13,13 @@
  * (the working directory), "/" for a file at the root, else path up to
  * its last '/' (without it). False, with dir "", when it does not fit. */
 bool path_dir_of(const char *path, char *dir, size_t cap);
+
+/* The absolute folder of file `path` (is_regular: whether it is a regular
+ * file), from which the names it writes are read; NULL (nothing to free)
+ * when it has no folder of its own (a pipe, /dev/stdin, /dev/fd/N,
+ * /proc/self/fd/N: their names are the working directory's) or out of
+ * memory. The folder as path names it when realpath cannot resolve it. */
+char *path_file_folder(const char *path, bool is_regular);
 
 /* `name` as a file in folder `dir` names it: name itself when it is
  * absolute or dir is "" (the working directory), else dir, one '/', name.
@@ -27,5 +34,13 @@ char *path_in_dir(const char *dir, const char *name);
  * string (the caller frees it), or NULL when out of memory (fn returned
  * NULL). */
 char *path_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx);
+
+/* In msg (cap bytes), the last place that quotes `resolved` as a whole
+ * file name becomes `name` as written followed by where it was looked
+ * for: "'@spec.txt' (resolved to /home/me/exp/spec.txt, relative to
+ * WHERE)", WHERE being e.g. "the config exp/run.ini". Nothing changes when
+ * the two are equal or msg does not quote it (a file's own "PATH:LINE: "
+ * and a name already renamed are left as they are). */
+void path_err_rename(char *msg, size_t cap, const char *name, const char *resolved, const char *where);
 
 #endif

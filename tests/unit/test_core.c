@@ -636,6 +636,24 @@ static void test_path_in_dir(void)
 		CHECK_STR(p, joins[i][2]);
 		free(p);
 	}
+	/* A file's folder, absolute; none for a pipe or a descriptor's name. */
+	char *folder = path_file_folder("/tmp/x.txt", true);
+	CHECK_STR(folder, "/tmp");
+	free(folder);
+	CHECK(path_file_folder("/tmp/x.txt", false) == NULL);
+	CHECK(path_file_folder("/dev/stdin", true) == NULL);
+	/* A refusal's name as read becomes the name as written and where it
+	 * was looked for: once, the last whole name, not a file's "PATH:LINE". */
+	char msg[256] = "topology 'graph': parameter 'file': cannot open '/e/g.txt': No such file";
+	path_err_rename(msg, sizeof msg, "g.txt", "/e/g.txt", "the spec file e/s.txt");
+	CHECK_STR(msg, "topology 'graph': parameter 'file': cannot open 'g.txt' (resolved to /e/g.txt, relative to "
+		       "the spec file e/s.txt): No such file");
+	path_err_rename(msg, sizeof msg, "g.txt", "/e/g.txt", "the spec file e/s.txt");
+	CHECK_STR(msg, "topology 'graph': parameter 'file': cannot open 'g.txt' (resolved to /e/g.txt, relative to "
+		       "the spec file e/s.txt): No such file");
+	snprintf(msg, sizeof msg, "/e/g.txt:3: self-loop");
+	path_err_rename(msg, sizeof msg, "g.txt", "/e/g.txt", "the spec file e/s.txt");
+	CHECK_STR(msg, "/e/g.txt:3: self-loop");
 }
 
 static const struct param_def demo_spec_keys[] = {
