@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/path.h"
 #include "place/place.h"
 #include "session/session.h"
 #include "topo/topo.h"
@@ -180,6 +181,11 @@ struct cli_inputs {
 	struct cli_file in[CLI_SPEC_MAX_FILES];
 	char paths[CLI_SPEC_MAX_FILES][PATH_MAX];
 	char opts[CLI_SPEC_MAX_FILES][256];
+	/* A name a spec file's text wrote relative, read from its folder
+	 * (topo_spec_file's given): as written, and the spec file ("" when
+	 * the name is the one read). */
+	char given[CLI_SPEC_MAX_FILES][PATH_MAX];
+	char spec_file[CLI_SPEC_MAX_FILES][PATH_MAX];
 	size_t n;
 };
 
@@ -220,7 +226,25 @@ static int cli_inputs_spec_file(void *ctx, const struct topo_spec_file *f)
 	else
 		cli_inputs_add(s->x, f->path, strlen(f->path), "%s%.40s:%.40s=%s%s", s->by, f->family, f->key,
 			       f->is_spec_file ? "@FILE" : "", in);
+	struct cli_inputs *x = s->x;
+	/* The last input is this file's unless the list was full. */
+	if (x->n && f->in && !strcmp(x->paths[x->n - 1], f->path) && strcmp(f->given, f->path)) {
+		snprintf(x->given[x->n - 1], sizeof x->given[x->n - 1], "%s", f->given);
+		snprintf(x->spec_file[x->n - 1], sizeof x->spec_file[x->n - 1], "%s", f->in);
+	}
 	return 0;
+}
+
+/* A refusal of cli_check_files names the inputs a spec file wrote
+ * relative as written and where they were looked for (path_err_rename). */
+static void cli_inputs_err_names(const struct cli_inputs *x, struct nl_err *err)
+{
+	char where[PATH_MAX + 32];
+	for (size_t k = 0; k < x->n; k++)
+		if (x->given[k][0]) {
+			snprintf(where, sizeof where, "the spec file %s", x->spec_file[k]);
+			path_err_rename(err->msg, sizeof err->msg, x->given[k], x->paths[k], where);
+		}
 }
 
 /* The files topology SPEC reads, as the topology layer resolves it
@@ -242,6 +266,8 @@ int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	cli_inputs_spec(x, spec, "");
 	int rc = cli_check_files(x->in, x->n, out, n_out, err);
+	if (rc < 0 && err)
+		cli_inputs_err_names(x, err);
 	free(x);
 	return rc;
 }
@@ -273,6 +299,8 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
 	/* Every other key naming a file the work reads (docs/configuration.md). */
 	config_each_path(cfg, cli_inputs_add_key, &(struct cli_inputs_key){x, cfg});
 	int rc = cli_check_files(x->in, x->n, out, n_out, err);
+	if (rc < 0 && err)
+		cli_inputs_err_names(x, err);
 	free(x);
 	/* Names a -c file wrote relative, as written and where they were read. */
 	for (size_t t = 0; rc < 0 && t < cfg->n_tables; t++)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/path.h"
 #include "core/progress.h"
 #include "core/registry.h"
 #include "core/text.h"
@@ -200,6 +201,67 @@ static int topo_spec_text(const char *path, char **out, struct nl_err *err)
 	return rc;
 }
 
+/* The text of spec file `path` as it is written (*raw) and the folder
+ * its names are read from (*folder: path_file_folder, NULL for a pipe,
+ * whose names are the working directory's); both the caller's to free. */
+static int topo_spec_read(const char *path, char **raw, char **folder, struct nl_err *err)
+{
+	struct stat st;
+	*folder = NULL;
+	NL_CHECK(topo_spec_text(path, raw, err));
+	if ((*raw)[0] == '@') {
+		free(*raw);
+		*raw = NULL;
+		return nl_errf(err, NL_EINVAL, "topology '@%s': a spec file cannot name another spec file", path);
+	}
+	/* Out of memory here leaves the names the working directory's. */
+	*folder = path_file_folder(path, stat(path, &st) == 0 && S_ISREG(st.st_mode));
+	return 0;
+}
+
+/* A name a spec file writes, as read from its folder (ctx). */
+static char *topo_in_folder(void *ctx, const char *name)
+{
+	return path_in_dir(ctx, name);
+}
+
+/* raw, a spec file's text, with the file names it writes (@FILE, file=,
+ * nested specs') read from folder; raw as it is with no folder. */
+static int topo_spec_resolve(const char *raw, char *folder, char **out, struct nl_err *err)
+{
+	*out = folder ? path_spec_files(raw, topo_in_folder, folder) : strdup(raw);
+	return *out ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+}
+
+/* A refusal's file names (topo_err_names): those of one spec file. */
+struct topo_err_names {
+	char *folder;     /* the spec file's */
+	const char *file; /* the spec file, as named to the reader */
+	struct nl_err *err;
+};
+
+static char *topo_err_name(void *ctx, const char *name)
+{
+	const struct topo_err_names *x = ctx;
+	char *resolved = path_in_dir(x->folder, name), where[NL_ERR_MSG_MAX];
+	snprintf(where, sizeof where, "the spec file %s", x->file);
+	if (resolved)
+		path_err_rename(x->err->msg, sizeof x->err->msg, name, resolved, where);
+	free(resolved);
+	return strdup(name);
+}
+
+/* A refusal of the spec that spec file `file` (text raw, folder folder)
+ * holds quotes the names it writes as they were read (from its folder):
+ * each becomes the name as written and where it was looked for, "cannot
+ * open 'g.txt' (resolved to /home/me/exp/g.txt, relative to the spec file
+ * exp/spec.txt)", as a -c file's names are (config_err_file_line). */
+static void topo_err_names(const char *raw, char *folder, const char *file, struct nl_err *err)
+{
+	if (folder && err)
+		free(path_spec_files(raw, topo_err_name, &(struct topo_err_names){folder, file, err}));
+}
+
 int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
 {
 	*out = NULL;
@@ -207,14 +269,12 @@ int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
 		*out = strdup(spec);
 		return *out ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
 	}
-	char *text;
-	NL_CHECK(topo_spec_text(spec + 1, &text, err));
-	if (text[0] == '@') {
-		free(text);
-		return nl_errf(err, NL_EINVAL, "topology '%s': a spec file cannot name another spec file", spec);
-	}
-	*out = text;
-	return 0;
+	char *raw, *folder;
+	NL_CHECK(topo_spec_read(spec + 1, &raw, &folder, err));
+	int rc = topo_spec_resolve(raw, folder, out, err);
+	free(raw);
+	free(folder);
+	return rc;
 }
 
 /* The family and parsed params of `spec` (not "@path"): a family's own
@@ -386,10 +446,16 @@ int topo_new_shown(const char *spec, struct topo **out, struct nl_err *err)
 static int topo_new_at(const char *spec, struct topo **out, struct nl_err *err)
 {
 	if (spec[0] == '@') {
-		char *text;
-		NL_CHECK(topo_spec_expand(spec, &text, err));
-		int rc = topo_new(text, out, err);
+		char *raw, *folder, *text = NULL;
+		NL_CHECK(topo_spec_read(spec + 1, &raw, &folder, err));
+		int rc = topo_spec_resolve(raw, folder, &text, err);
+		if (rc == 0)
+			rc = topo_new(text, out, err);
+		if (rc < 0)
+			topo_err_names(raw, folder, spec + 1, err);
 		free(text);
+		free(raw);
+		free(folder);
 		return rc;
 	}
 
@@ -424,35 +490,48 @@ fail:
 }
 
 /* topo_spec_files for `spec`, nested in `at`'s family and key (both NULL
- * for the spec itself) and read from the @FILE `in` (NULL: none). */
-static int topo_files_walk(const char *spec, const struct topo_spec_file *at, const char *in, int depth,
-			   topo_spec_file_fn each, void *ctx, struct nl_err *err)
+ * for the spec itself) and read from the @FILE `in` (NULL: none), whose
+ * names are read from `folder` (NULL: the working directory). */
+static int topo_files_walk(const char *spec, const struct topo_spec_file *at, const char *in, char *folder,
+			   int depth, topo_spec_file_fn each, void *ctx, struct nl_err *err)
 {
 	int rc = 0;
 
 	if (depth > TOPO_SPEC_MAX_DEPTH)
 		return topo_too_deep(spec, err);
 	if (spec[0] == '@') {
-		struct topo_spec_file f = {spec + 1, true, at->family, at->key, in};
-		char *text;
-		NL_CHECK(each(ctx, &f));
+		char *path = path_in_dir(folder ? folder : "", spec + 1), *raw = NULL, *inner = NULL;
+		if (!path)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		struct topo_spec_file f = {path, spec + 1, true, at->family, at->key, in};
+		rc = each(ctx, &f);
 		/* A FIFO or /dev/stdin too: topo_new gets the same text
 		 * (topo_pipe_texts). */
-		NL_CHECK(topo_spec_expand(spec, &text, err));
-		rc = topo_files_walk(text, &(struct topo_spec_file){0}, spec + 1, depth + 1, each, ctx, err);
-		free(text);
-		return rc;
+		if (rc >= 0)
+			rc = topo_spec_read(path, &raw, &inner, err);
+		if (rc >= 0)
+			rc = topo_files_walk(raw, &(struct topo_spec_file){0}, path, inner, depth + 1, each, ctx, err);
+		if (rc < 0 && raw)
+			topo_err_names(raw, inner, path, err);
+		free(raw);
+		free(inner);
+		free(path);
+		return rc < 0 ? rc : 0;
 	}
 	const struct topo_ops *ops;
 	void *params;
 	NL_CHECK(topo_parse(spec, &ops, &params, err));
 	for (const struct param_def *d = ops->params; rc >= 0 && d && d->name; d++) {
 		const char *v = PARAM_FIELD(params, d, char);
-		struct topo_spec_file f = {v, false, ops->name, d->name, in};
-		if (d->type == PARAM_PATH && v[0])
-			rc = each(ctx, &f);
-		else if (d->type == PARAM_SPEC && v[0])
-			rc = topo_files_walk(v, &f, in, depth + 1, each, ctx, err);
+		struct topo_spec_file f = {v, v, false, ops->name, d->name, in};
+		if (d->type == PARAM_PATH && v[0]) {
+			char *path = path_in_dir(folder ? folder : "", v);
+			f.path = path;
+			rc = path ? each(ctx, &f) : nl_errf(err, NL_ENOMEM, "out of memory");
+			free(path);
+		} else if (d->type == PARAM_SPEC && v[0]) {
+			rc = topo_files_walk(v, &f, in, folder, depth + 1, each, ctx, err);
+		}
 	}
 	free(params);
 	return rc < 0 ? rc : 0;
@@ -460,7 +539,7 @@ static int topo_files_walk(const char *spec, const struct topo_spec_file *at, co
 
 int topo_spec_files(const char *spec, topo_spec_file_fn each, void *ctx, struct nl_err *err)
 {
-	return topo_files_walk(spec, &(struct topo_spec_file){0}, NULL, 0, each, ctx, err);
+	return topo_files_walk(spec, &(struct topo_spec_file){0}, NULL, NULL, 0, each, ctx, err);
 }
 
 void topo_print_help(FILE *f)

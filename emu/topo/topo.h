@@ -220,7 +220,8 @@ const struct topo_ops *topo_find(const char *name, struct nl_err *err);
 /* Parse `spec` and build the topology. On failure nothing is allocated and
  * *err says which parameter of which family was wrong. "@path" reads the
  * spec from a file (any length; lines joined without separators, '#'
- * lines skipped); the canonical t->spec is then the spec itself. A path
+ * lines skipped; the file names it writes read from its folder,
+ * topo_spec_expand); the canonical t->spec is then the spec itself. A path
  * that is not a regular file (a FIFO, /dev/stdin) is read once per
  * process: every later read of it (topo_spec_files, topo_spec_expand, a
  * nested spec) gets the same text, or the same error. */
@@ -230,7 +231,16 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err);
  * (topo describe, topo export); topo_new itself builds silently. */
 int topo_new_shown(const char *spec, struct topo **out, struct nl_err *err);
 /* The spec "@path" stands for (its file's text, as topo_new reads it), or
- * a copy of any other spec; *out is the caller's to free. */
+ * a copy of any other spec; *out is the caller's to free. A relative file
+ * name the text writes (an @FILE, the file= of a family, nested specs'
+ * too) is read from the folder of path, not the working directory, and
+ * is in *out as that folder's absolute path names it, so the spec reads
+ * the same from anywhere (and so do the results that record it); a path
+ * that is not a regular file (a pipe, /dev/stdin) has no folder: its
+ * names stay the working directory's. A refusal of the spec held quotes
+ * such a name as written and where it was looked for ("cannot open
+ * 'g.txt' (resolved to /home/me/exp/g.txt, relative to the spec file
+ * exp/spec.txt)"). */
 int topo_spec_expand(const char *spec, char **out, struct nl_err *err);
 /* The family spec (or the spec "@path" stands for) names, in its own
  * notation (Equality's N14K6[...](4)) or as "family:k=v,...", with its
@@ -239,11 +249,13 @@ const struct topo_ops *topo_spec_family(const char *spec, struct nl_err *err);
 
 /* A file a topology spec reads (topo_spec_files). */
 struct topo_spec_file {
-	const char *path;   /* as the spec writes it (an @FILE without its '@') */
+	const char *path;   /* as it is read (an @FILE without its '@'); a relative name an @FILE's text
+			     * writes: from that file's folder, absolute (topo_spec_expand) */
+	const char *given;  /* as the spec writes it: path, or that relative name */
 	bool is_spec_file;  /* an @FILE: a spec's text, not a family's data */
 	const char *family; /* family whose parameter names it; NULL for the spec's own @FILE */
 	const char *key;    /* that parameter ("file"; "base" for a nested @FILE); NULL with family */
-	const char *in;     /* the @FILE whose text holds it; NULL when the spec given does */
+	const char *in;     /* the @FILE whose text holds it, as read; NULL when the spec given does */
 };
 /* Called for each file: 0 to go on, a negative code to stop the walk with it. */
 typedef int (*topo_spec_file_fn)(void *ctx, const struct topo_spec_file *f);

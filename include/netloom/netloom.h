@@ -141,7 +141,9 @@ NL_API void nl_sim_free(nl_sim *s);
  * file names it holds (topology = @FILE, a spec's file=, placement_map,
  * calibration) are read from the file's folder and kept absolute, as
  * `netloom -c` reads them; those of nl_sim_set and nl_sim_load_string
- * from the working directory (docs/configuration.md). */
+ * from the working directory (docs/configuration.md). Whichever of them
+ * names a spec file (topology = @FILE), the names in that file's text are
+ * read from its folder. */
 NL_API int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err);
 
 /* Read INI text; `name` is what errors call it (NULL or "": "<string>"). */

@@ -212,4 +212,76 @@ def case_config_relative_files_errors():
                        "netloom run: -s: topology '@nospec.txt': cannot open spec file: No such file or directory\n")
     relative_files(case)
 
+
+def spec_file_files(case):
+    """case(exp, here, real_exp) with tmp/exp/graph.txt, a spec file whose
+    file= names its neighbour ring.edges (a 4-ring), and tmp/here/ring.edges
+    a 3-ring that only the working directory's name reads."""
+    def with_spec(exp, here, real_exp):
+        write(exp, "graph.txt", "# the experiment's graph, next to this file\np2(graph:file=ring.edges,p=1):trials=1\n")
+        write(exp, "outer.txt", "p1(@graph.txt):trials=1\n")
+        write(exp, "gr.ini", "[network]\ntopology = @graph.txt\n")
+        write(here, "ring.edges", "0 1\n1 2\n2 0\n")
+        case(exp, here, real_exp)
+    relative_files(with_spec)
+
+
+def case_spec_file_relative_files():
+    """A file name inside a spec file (a file= in the text of @FILE) is read
+    from the spec file's folder, wherever the command runs, through -s, -c,
+    a nested spec and a spec file naming another; results record the spec
+    with that name absolute, so it reruns from anywhere (the working
+    directory's ring.edges was read: 3 routers)."""
+    def case(exp, here, real_exp):
+        want = f"p2(graph:file={real_exp}/ring.edges,p=1):trials=1"
+        spec = os.path.join("..", "exp", "graph.txt")
+        for how in (["-s", "topology=@" + spec], ["-c", os.path.join("..", "exp", "gr.ini")]):
+            doc = json.loads(run("run", *how, *SHORT, "--json", "-", cwd=here).stdout)
+            eq(f"run {' '.join(how)}: the spec recorded", doc["config"]["topology"], want)
+            eq(f"run {' '.join(how)}: the network read", doc["topology"]["routers"], 4)
+        doc = json.loads(run("run", "-s", f"topology=p3(@{spec}):trials=1", *SHORT, "--json", "-", cwd=here).stdout)
+        eq("run -s topology=p3(@../exp/graph.txt): the network read", doc["topology"]["routers"], 4)
+        doc = json.loads(run("run", "-s", "topology=@../exp/outer.txt", *SHORT, "--json", "-", cwd=here).stdout)
+        eq("run -s topology=@../exp/outer.txt (p1(@graph.txt)): the network read", doc["topology"]["routers"], 4)
+        first = run("topo", "describe", "@" + spec, cwd=here).stdout.decode().splitlines()[0]
+        eq("topo describe @../exp/graph.txt: the spec", first.split()[1],
+           f"p2(graph:file={real_exp}/ring.edges,p=1,labels=0):trials=1,cab=0,frac=1,seed=1")
+        # The recorded spec reruns from the root, to the same results.
+        doc = json.loads(run("run", "-s", "topology=@" + spec, *SHORT, "--json", "-", cwd=here).stdout)
+        again = json.loads(run("run", "-s", "topology=" + doc["config"]["topology"], *SHORT, "--json", "-",
+                               cwd="/").stdout)
+        for d in (again, doc):
+            d["results"].pop("wall_seconds", None)
+        eq("the recorded spec, rerun from /", again["results"], doc["results"])
+    spec_file_files(case)
+
+
+def case_spec_file_relative_files_errors():
+    """A spec file's name that cannot be read is named as written and where
+    it was looked for, in one line (it named only the name as written), and
+    an input that is also an output too."""
+    def case(exp, here, real_exp):
+        spec = os.path.join("..", "exp", "graph.txt")
+        where = f"(resolved to {real_exp}/%s, relative to the spec file %s)"
+        os.rename(os.path.join(exp, "ring.edges"), os.path.join(exp, "moved.edges"))
+        # config checks the files without building: no "base topology".
+        for cmd, base in (("run", "topology 'p2': base topology: "), ("config", "")):
+            one_line_error(run(cmd, "-s", "topology=@" + spec, *SHORT, code=2, cwd=here),
+                           f"netloom {cmd}: -s: {base}topology 'graph': parameter 'file': cannot open 'ring.edges' "
+                           f"{where % ('ring.edges', spec)}: No such file or directory\n")
+        one_line_error(run("run", "-c", os.path.join("..", "exp", "gr.ini"), *SHORT, code=2, cwd=here),
+                       f"netloom run: ../exp/gr.ini:2: topology 'p2': base topology: topology 'graph': parameter "
+                       f"'file': cannot open 'ring.edges' {where % ('ring.edges', real_exp + '/graph.txt')}: "
+                       "No such file or directory\n")
+        write(exp, "outer.txt", "p1(@nospec.txt)\n")
+        one_line_error(run("run", "-s", "topology=@../exp/outer.txt", *SHORT, code=2, cwd=here),
+                       "netloom run: -s: topology 'p1': base topology: topology '@nospec.txt' "
+                       f"{where % ('nospec.txt', '../exp/outer.txt')}: cannot open spec file: "
+                       "No such file or directory\n")
+        os.rename(os.path.join(exp, "moved.edges"), os.path.join(exp, "ring.edges"))
+        one_line_error(run("cost", "@" + spec, "--json", "../exp/ring.edges", code=2, cwd=here),
+                       f"netloom cost: --json '../exp/ring.edges': the same file as graph:file= in @{spec} "
+                       f"'ring.edges' {where % ('ring.edges', spec)}, an input; expected another file\n")
+    spec_file_files(case)
+
 clitest.main(globals())

@@ -274,10 +274,10 @@ same "topo describe @SPEC -o SPEC" spec.txt \
   topo describe @spec.txt -o spec.txt
 # The files named inside an @FILE's spec too (the graph was replaced, exit 0).
 same "topo describe @SPEC -o its graph:file=" g.txt \
-  "netloom topo describe: --output 'g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= in @spec.txt 'g.txt' (resolved to $(pwd -P)/g.txt, relative to the spec file spec.txt), an input; expected another file" \
   topo describe @spec.txt -o g.txt
 same "cost @SPEC --json its graph:file=" g.txt \
-  "netloom cost: --json './g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
+  "netloom cost: --json './g.txt': the same file as graph:file= in @spec.txt 'g.txt' (resolved to $(pwd -P)/g.txt, relative to the spec file spec.txt), an input; expected another file" \
   cost @spec.txt --json ./g.txt
 # A nested spec's files, found through the base's own parameters (the
 # text scan took "g.txt):trials=1" for the graph and missed an @FILE as
@@ -289,7 +289,7 @@ same "topo describe p2(@SPEC) -o SPEC" spec.txt \
   "netloom topo describe: --output 'spec.txt': the same file as p2:base=@FILE 'spec.txt', an input; expected another file" \
   topo describe 'p2(@spec.txt):trials=1' -o spec.txt
 same "cost p2(@SPEC) --json its graph:file=" g.txt \
-  "netloom cost: --json 'g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
+  "netloom cost: --json 'g.txt': the same file as graph:file= in @spec.txt 'g.txt' (resolved to $(pwd -P)/g.txt, relative to the spec file spec.txt), an input; expected another file" \
   cost 'p2(@spec.txt)' --json g.txt
 # A file a configuration key names (-s or -c), or a --topology SPEC reads:
 # the graph, map or calibration was replaced, exit 0.

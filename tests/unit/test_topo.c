@@ -308,7 +308,8 @@ static void test_topo_spec_file(void)
 	CHECK(t == NULL);
 }
 
-/* topo_spec_files' calls, as "family:key=path in IN;" ('@' for an @FILE). */
+/* topo_spec_files' calls, as "family:key=path in IN;" ('@' for an @FILE),
+ * "path<given" when the spec wrote the name otherwise. */
 struct spec_files_seen {
 	char text[1024];
 	int stop_after; /* return NL_ESTATE at this call (1-based); 0 never */
@@ -319,8 +320,10 @@ static int spec_files_note(void *ctx, const struct topo_spec_file *f)
 {
 	struct spec_files_seen *s = ctx;
 	size_t used = strlen(s->text);
-	snprintf(s->text + used, sizeof s->text - used, "%s:%s=%s%s%s%s;", f->family ? f->family : "",
-		 f->key ? f->key : "", f->is_spec_file ? "@" : "", f->path, f->in ? " in " : "", f->in ? f->in : "");
+	bool moved = strcmp(f->path, f->given) != 0;
+	snprintf(s->text + used, sizeof s->text - used, "%s:%s=%s%s%s%s%s%s;", f->family ? f->family : "",
+		 f->key ? f->key : "", f->is_spec_file ? "@" : "", f->path, moved ? "<" : "", moved ? f->given : "",
+		 f->in ? " in " : "", f->in ? f->in : "");
 	return ++s->n == s->stop_after ? NL_ESTATE : 0;
 }
 
@@ -397,6 +400,45 @@ static void test_topo_spec_fifo(const char *stem)
 			unlink(fifo[i]);
 }
 
+/* A file name a spec file's text writes relative (a file=, a nested
+ * @FILE) is read from the spec file's folder, not the working directory
+ * (the tests run in the build folder; the files are in /tmp), kept
+ * absolute in the spec it stands for; a refusal names it as written and
+ * where it was looked for. */
+static void test_topo_spec_file_names(void)
+{
+	char graph[64], spec[64], outer[64], at[80], text[160];
+	struct nl_err e = {0};
+	struct topo *t = NULL;
+
+	snprintf(graph, sizeof graph, "%s", test_write_tmp("0 1\n1 2\n2 3\n3 4\n4 0\n"));
+	snprintf(text, sizeof text, "# a ring\ngraph:file=%s,p=1\n", strrchr(graph, '/') + 1);
+	snprintf(spec, sizeof spec, "%s", test_write_tmp(text));
+	snprintf(text, sizeof text, "p2(@%s):trials=1\n", strrchr(spec, '/') + 1);
+	snprintf(outer, sizeof outer, "%s", test_write_tmp(text));
+	snprintf(at, sizeof at, "@%s", outer);
+	CHECK_OK(topo_new(at, &t, &e), &e);
+	CHECK(t && t->n_routers == 5);
+	topo_free(t);
+	char *expanded = NULL;
+	snprintf(at, sizeof at, "@%s", spec);
+	CHECK_OK(topo_spec_expand(at, &expanded, &e), &e);
+	snprintf(text, sizeof text, "graph:file=%s,p=1", graph);
+	CHECK_STR(expanded, text);
+	free(expanded);
+	unlink(graph);
+	snprintf(text, sizeof text, "cannot open '%s' (resolved to %s, relative to the spec file %s): ",
+		 strrchr(graph, '/') + 1, graph, spec);
+	CHECK_ERR(topo_new(at, &t, &e), NL_EIO, &e, text);
+	unlink(spec);
+	snprintf(at, sizeof at, "@%s", outer);
+	snprintf(text, sizeof text,
+		 "topology '@%s' (resolved to %s, relative to the spec file %s): cannot open spec file",
+		 strrchr(spec, '/') + 1, spec, outer);
+	CHECK_ERR(topo_new(at, &t, &e), NL_EIO, &e, text);
+	unlink(outer);
+}
+
 /* The files a spec reads, found through the families' tables: PARAM_PATH
  * parameters, nested specs, @FILEs; nothing opened but the @FILEs. */
 static void test_topo_spec_files(void)
@@ -420,14 +462,17 @@ static void test_topo_spec_files(void)
 	snprintf(inner, sizeof inner, "%s", test_write_tmp("# the graph\ngraph:file=g.txt\n"));
 	snprintf(text, sizeof text, "p2(@%s):trials=2\n", inner);
 	snprintf(outer, sizeof outer, "%s", test_write_tmp(text));
+	/* g.txt, written relative in inner's text, is read from inner's
+	 * folder (/tmp, test_write_tmp's). */
 	snprintf(at, sizeof at, "@%s", inner);
-	snprintf(text, sizeof text, ":=@%s;graph:file=g.txt in %s;", inner, inner);
+	snprintf(text, sizeof text, ":=@%s;graph:file=/tmp/g.txt<g.txt in %s;", inner, inner);
 	CHECK_STR(spec_files(at, 0, &s), text);
 	snprintf(at, sizeof at, "@%s", outer);
-	snprintf(text, sizeof text, ":=@%s;p2:base=@%s in %s;graph:file=g.txt in %s;", outer, inner, outer, inner);
+	snprintf(text, sizeof text, ":=@%s;p2:base=@%s in %s;graph:file=/tmp/g.txt<g.txt in %s;", outer, inner, outer,
+		 inner);
 	CHECK_STR(spec_files(at, 0, &s), text);
 	snprintf(at, sizeof at, "p1(@%s)", inner);
-	snprintf(text, sizeof text, "p1:base=@%s;graph:file=g.txt in %s;", inner, inner);
+	snprintf(text, sizeof text, "p1:base=@%s;graph:file=/tmp/g.txt<g.txt in %s;", inner, inner);
 	CHECK_STR(spec_files(at, 0, &s), text);
 	/* The callback stops the walk with its code. */
 	memset(&s, 0, sizeof s);
@@ -489,5 +534,6 @@ int main(void)
 	TEST_RUN(test_topo_errors);
 	TEST_RUN(test_topo_spec_file);
 	TEST_RUN(test_topo_spec_files);
+	TEST_RUN(test_topo_spec_file_names);
 	return test_done();
 }
