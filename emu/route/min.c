@@ -105,8 +105,8 @@ static const struct topo_hyperx *min_untrunked_hyperx(const struct topo *t)
 	return hx;
 }
 
-/* The n x n distance table for graphs without closed-form next hops. */
-static int min_build_table(const struct topo *t, struct min_state *s, struct nl_err *err)
+/* Whether t's routers fit the n x n table; its refusal when not. */
+static int min_table_fits(const struct topo *t, struct nl_err *err)
 {
 	uint32_t n = t->n_routers;
 
@@ -121,6 +121,15 @@ static int min_build_table(const struct topo *t, struct min_state *s, struct nl_
 		return nl_errf(err, NL_EUNSUPPORTED,
 			       "routing function 'min': topology '%s' has no closed-form minimal next hops, and %u routers is more than its %u-router table allows (n^2 bytes); expected at most %u routers",
 			       t->ops->name, n, MIN_MAX_ROUTERS, MIN_MAX_ROUTERS);
+	return 0;
+}
+
+/* The n x n distance table for graphs without closed-form next hops. */
+static int min_build_table(const struct topo *t, struct min_state *s, struct nl_err *err)
+{
+	uint32_t n = t->n_routers;
+
+	NL_CHECK(min_table_fits(t, err));
 	s->n = n;
 	s->dist = malloc((size_t)n * n);
 	uint32_t *d = malloc((size_t)n * sizeof *d), *q = malloc((size_t)n * sizeof *q);
@@ -149,6 +158,23 @@ static int min_build_table(const struct topo *t, struct min_state *s, struct nl_
 	return 0;
 }
 
+/* min_build_table's refusals and diameter without its table, for a
+ * route only checked (route_origin's is_check): the table's n^2 bytes
+ * are never written. A diameter past a packet's hop count (or a
+ * disconnected graph) goes through the table itself, whose refusal names
+ * the two routers. */
+static int min_check_table(const struct topo *t, struct min_state *s, struct nl_err *err)
+{
+	NL_CHECK(min_table_fits(t, err));
+	NL_CHECK(topo_diameter(t, &s->diameter, err));
+	if (s->diameter <= 254)
+		return 0;
+	int rc = min_build_table(t, s, err);
+	free(s->dist);
+	s->dist = NULL;
+	return rc;
+}
+
 static int min_init(struct route *r, struct nl_err *err)
 {
 	const struct topo *t = r->topo;
@@ -164,6 +190,8 @@ static int min_init(struct route *r, struct nl_err *err)
 			return nl_errf(err, NL_EINVAL,
 				       "routing function 'min': diameter %u is more than 254 hops (a packet counts its hops in one byte); expected a topology of diameter <= 254",
 				       s->diameter);
+	} else if (r->is_check) {
+		NL_CHECK(min_check_table(t, s, err));
 	} else {
 		NL_CHECK(min_build_table(t, s, err));
 	}

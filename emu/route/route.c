@@ -264,6 +264,7 @@ int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, con
 	r->max_cands = ROUTE_MAX_CANDS;
 	r->hop_pure = ops->is_deterministic;
 	r->vcs_origin = at ? at->vcs : NULL;
+	r->is_check = at && at->is_check;
 	rc = ops->init(r, err);
 	r->vcs_origin = NULL; /* the caller's string may not outlive the call */
 	if (rc < 0 && !r->vcs_refused && rc != NL_ENOMEM)

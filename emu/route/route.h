@@ -245,6 +245,9 @@ struct route {
 	 * default, or not known. Not owned; set during route_new only. */
 	const char *vcs_origin;
 	bool vcs_refused; /* init refused the VC count (route_vcs_errf) */
+	/* Built only to be checked (route_origin's is_check): compute must
+	 * not be called. */
+	bool is_check;
 	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
 	uint32_t snapshot_period; /* cycles between ops->snapshot calls; init sets it, 0 = never */
 	unsigned views;          /* ROUTE_VIEW_* this instance reads beyond the local view; init sets them */
@@ -444,6 +447,11 @@ struct route_origin {
 	 * refused spec starts with its file and line when a file set it
 	 * (config_err_file_line). */
 	const struct config *spec_cfg;
+	/* The route is built to be checked and freed, never run (a backend
+	 * that does not route, session_route_check): init makes every
+	 * refusal it makes for a run but may skip what only computing routes
+	 * reads (min's n x n distance table: 64 MiB on 8,192 routers). */
+	bool is_check;
 };
 /* The same, with where its keys were set (at may be NULL). */
 int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const struct route_origin *at,

@@ -396,7 +396,7 @@ int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struc
 	NL_CHECK(config_bind(&s->cfg, &net_router_table, &rc, err));
 	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
 	struct route *r = NULL;
-	NL_CHECK(route_new(spec, t, vcs, &r, err));
+	NL_CHECK(route_new_origin(spec, t, vcs, &(struct route_origin){.is_check = true}, &r, err));
 	route_free(r);
 	return 0;
 }

@@ -545,6 +545,10 @@ done
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s link_model=links -s routing_function=min:foo=1 2>&1); rc=$?
 expect_eq "analytic: bad routing_function exit" $rc 2
 expect_eq "analytic: bad routing_function" "$out" "netloom replay: -s: key 'routing_function': routing function 'min': unknown parameter 'foo' (valid: select, classes, table)"
+# Nor does it build min's distance table to check it (64 MiB and 1.4 s on
+# dln:n=8192), but a VC count the flit backend would refuse is refused.
+out=$("$netloom" replay "$dir/st.nlt" -s topology=dln:n=64,d=3 -s routing_function=min -s num_vcs=7 2>&1); rc=$?
+expect_eq "analytic: min on dln with fewer VCs than its diameter" "$rc:$out" "2:netloom replay: -s: key 'routing_function': routing function 'min' needs num_vcs >= the diameter 8 (one VC class per hop), got 7"
 out=$("$netloom" replay "$dir/st.nlt" -s routing_function=zigzag 2>&1); rc=$?
 expect_eq "analytic without topology: bad routing_function exit" $rc 2
 expect_eq "analytic without topology: bad routing_function" "${out:0:86}" "netloom replay: -s: key 'routing_function': unknown routing function 'zigzag' (valid: "

@@ -635,6 +635,44 @@ static void test_min_select(void)
 	check_min_select("hyperx:s=4x4x3,t=1", 3);
 }
 
+/* A route built only to be checked (route_origin's is_check: the analytic
+ * backend's session_route_check) skips min's n x n distance table but
+ * makes every refusal a run's route makes, in the same words: too few VCs
+ * for the diameter, a route past a packet's 254 hops; and builds when a
+ * run's would. */
+static void test_route_check_only(void)
+{
+	const struct route_origin check = {.is_check = true};
+	struct nl_err run = {0}, e = {0};
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	uint32_t diameter = 0;
+
+	CHECK_OK(topo_new("dln:n=64,d=3", &t, &e), &e);
+	CHECK_OK(topo_diameter(t, &diameter, &e), &e);
+	CHECK_EQ(route_new("min", t, diameter - 1, &r, &run), NL_ECONFIG);
+	CHECK(strstr(run.msg, "needs num_vcs >= the diameter") != NULL);
+	CHECK_ERR(route_new_origin("min", t, diameter - 1, &check, &r, &e), NL_ECONFIG, &e, run.msg);
+	CHECK_OK(route_new_origin("min", t, diameter, &check, &r, &e), &e);
+	CHECK(r && r->is_check);
+	route_free(r);
+	topo_free(t);
+
+	/* A path of 300 routers: router 0 reaches router 255 in 255 hops. */
+	char edges[300 * 12] = "", *w = edges, path[64], spec[96];
+	for (int i = 0; i + 1 < 300; i++)
+		w += sprintf(w, "%d %d\n", i, i + 1);
+	snprintf(path, sizeof path, "%s", test_write_tmp(edges));
+	snprintf(spec, sizeof spec, "graph:file=%s,p=1", path);
+	CHECK_OK(topo_new(spec, &t, &e), &e);
+	CHECK_EQ(route_new("min", t, 255, &r, &run), NL_EINVAL);
+	CHECK(strstr(run.msg, "router 0 cannot reach router 255 within 254 hops") != NULL);
+	CHECK_ERR(route_new_origin("min", t, 255, &check, &r, &e), NL_EINVAL, &e, run.msg);
+	CHECK(r == NULL);
+	topo_free(t);
+	unlink(path);
+}
+
 static void test_route_errors(void)
 {
 	struct topo *t = NULL;
@@ -693,5 +731,6 @@ int main(void)
 	TEST_RUN(test_min);
 	TEST_RUN(test_min_select);
 	TEST_RUN(test_route_errors);
+	TEST_RUN(test_route_check_only);
 	return test_done();
 }
