@@ -1,9 +1,9 @@
 /* Diameter, average shortest path length and distance histogram.
  *
- * Bit-parallel BFS: bit b of vis[v] says source b has reached v. One level
- * is a bottom-up sweep, next[v] = OR of frontier[u] over neighbours u, minus
- * vis[v], so 64 sources cost one pass over the CSR per level and the
- * memory is three words per router. Exact results run one BFS per vertex
+ * Bit-parallel BFS from 64 sources at once (topo_bfs64_run, shared with
+ * topo_diameter and the routing tables): one pass over the CSR per level
+ * and three words per router; this file counts what each level reaches.
+ * Exact results run one BFS per vertex
  * orbit and weight it by the orbit's size: a vertex-transitive family
  * (Equality, torus, FleX) needs a single source, so the 64,000-router
  * Equality network of seed 002 is one sweep per level.
@@ -46,15 +46,21 @@ static int dist_hist_grow(struct dist_acc *a, uint32_t level)
 	return 0;
 }
 
-/* Scratch for dist_bfs64, sized once per analysis. */
-struct dist_ws {
-	uint64_t *vis, *fr, *nx; /* [n] bit b: source b has reached / newly reached v */
-	uint32_t *cur, *next;    /* [n] frontier lists: vertices with fr (nx) != 0 */
-	/* The caller's progress line, the fraction done before this batch and
-	 * the batch's share: a batch over millions of routers runs for
-	 * seconds, so its levels redraw the line too. */
+/* One batch's sources and what their levels add to: the callbacks'
+ * context for topo_bfs64_run. */
+struct dist_batch {
+	const uint64_t *weight; /* [ns] */
+	uint32_t ns, n;
+	bool per_source;
+	uint64_t *sum;          /* [ns] per_source: each source's distance total */
+	uint32_t *ecc;          /* [ns] per_source: each source's eccentricity */
+	uint64_t *work;
+	struct dist_acc *a;
+	/* The caller's progress line and the fraction done before this
+	 * batch: a batch over millions of routers runs for seconds, so its
+	 * levels redraw the line too. */
 	struct progress *pg;
-	double pg_before, pg_share;
+	double pg_before;
 };
 
 /* Redraw the line during a batch: the level and the routers reached so
@@ -62,12 +68,13 @@ struct dist_ws {
  * newly reaches it at: the whole graph for one source). The levels grow
  * and shrink, so no share done is claimed inside the first batch (it gave
  * an ETA of 56,351 s at level 1); later ones show the batches done. */
-static void dist_level_progress(const struct dist_ws *ws, uint32_t level, uint64_t reached, uint32_t n)
+static void dist_level_progress(void *ctx, uint32_t level, uint64_t reached)
 {
+	const struct dist_batch *db = ctx;
 	char detail[80];
 	snprintf(detail, sizeof detail, "BFS level %u, %llu router visits of %u routers", level,
-		 (unsigned long long)reached, n);
-	progress_update(ws->pg, ws->pg_before > 0 ? ws->pg_before : -1, detail);
+		 (unsigned long long)reached, db->n);
+	progress_update(db->pg, db->pg_before > 0 ? db->pg_before : -1, detail);
 }
 
 /* Count the routers that `fresh` newly reaches, per source or in total.
@@ -89,145 +96,53 @@ static inline void dist_count(uint64_t fresh, bool per_source, uint64_t *lvcnt, 
 	}
 }
 
-/* BFS from src[0..ns-1] (ns <= 64) at once. Adds weight[b] * (routers at
- * distance h from src[b]) to a->hist[h]; fills sum[b] (sum of distances)
- * and ecc[b] when per_source (otherwise all weights are equal and only the
- * histogram is kept). Direction-optimising (Beamer et al., SC12): a level
- * goes top-down (push the frontier's bits to its neighbours, cost = edges
- * out of the frontier) or bottom-up (every router not yet reached by all
- * sources ORs its neighbours' frontier bits, cost = edges of those
- * routers), whichever touches fewer adjacency entries. */
-static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const uint64_t *weight,
-		      uint32_t ns, bool per_source, struct dist_ws *ws, struct dist_acc *a, uint64_t *sum,
-		      uint32_t *ecc, uint64_t *work)
+/* One level of the batch: adds weight[b] * (routers at distance `level`
+ * from source b) to a->hist[level], and per source its sum and
+ * eccentricity (otherwise all weights are equal and only the histogram
+ * is kept). */
+static int dist_level(void *ctx, uint32_t level, const uint32_t *reached, uint32_t n_reached,
+		      const uint64_t *fresh)
 {
-	const uint64_t full = ns == 64 ? ~0ull : (1ull << ns) - 1;
-	uint32_t n = g->n;
-	uint64_t *vis = ws->vis, *fr = ws->fr, *nx = ws->nx;
-	uint32_t *cur = ws->cur, *next = ws->next, n_cur = 0;
-	uint64_t lvcnt[64];
-	uint64_t m_unfull = g->off[n]; /* adjacency entries of routers not yet full */
+	struct dist_batch *db = ctx;
+	struct dist_acc *a = db->a;
+	uint64_t lvcnt[64], plain = 0;
+	if (db->per_source)
+		memset(lvcnt, 0, sizeof lvcnt);
+	for (uint32_t i = 0; i < n_reached; i++)
+		dist_count(fresh[reached[i]], db->per_source, lvcnt, &plain, db->work);
+	if (dist_hist_grow(a, level) < 0)
+		return NL_ENOMEM;
+	if (db->per_source) {
+		for (uint32_t b = 0; b < db->ns; b++) {
+			if (!lvcnt[b])
+				continue;
+			a->hist[level] += db->weight[b] * lvcnt[b];
+			db->sum[b] += (uint64_t)level * lvcnt[b];
+			db->ecc[b] = level;
+		}
+	} else {
+		a->hist[level] += db->weight[0] * plain;
+	}
+	if (level > a->max_level)
+		a->max_level = level;
+	return 0;
+}
 
-	memset(vis, 0, (size_t)n * sizeof *vis);
-	memset(fr, 0, (size_t)n * sizeof *fr);
-	memset(nx, 0, (size_t)n * sizeof *nx);
-	*work += 4 * (uint64_t)n; /* the three clears and the closing scan */
-	for (uint32_t b = 0; b < ns; b++) {
-		if (!fr[src[b]])
-			cur[n_cur++] = src[b];
-		vis[src[b]] |= 1ull << b;
-		fr[src[b]] |= 1ull << b;
-		if (sum) {
-			sum[b] = 0;
-			ecc[b] = 0;
-		}
+/* BFS from src[0..ns-1] (ns <= 64) at once (topo_bfs64_run). Adds
+ * weight[b] * (routers at distance h from src[b]) to a->hist[h]; fills
+ * sum[b] (sum of distances) and ecc[b] when per_source. */
+static int dist_bfs64(struct topo_bfs64 *ws, const uint32_t *src, struct dist_batch *db)
+{
+	for (uint32_t b = 0; b < db->ns; b++) {
+		db->sum[b] = 0;
+		db->ecc[b] = 0;
 	}
-	for (uint32_t i = 0; i < n_cur; i++)
-		if (vis[cur[i]] == full)
-			m_unfull -= g->off[cur[i] + 1] - g->off[cur[i]];
-	uint64_t reached = n_cur;
-	for (uint32_t level = 1; n_cur; level++) {
-		uint64_t m_front = 0, plain = 0;
-		uint32_t n_next = 0;
-		for (uint32_t i = 0; i < n_cur; i++)
-			m_front += g->off[cur[i] + 1] - g->off[cur[i]];
-		if (per_source)
-			memset(lvcnt, 0, sizeof lvcnt);
-		/* Words touched: the frontier twice, the next one (below) and
-		 * the adjacency entries read (bottom-up: and every router). */
-		*work += 2 * (uint64_t)n_cur;
-		if (m_front <= m_unfull) {
-			*work += m_front;
-			for (uint32_t i = 0; i < n_cur; i++) {
-				uint32_t v = cur[i];
-				uint64_t bits = fr[v];
-				/* A level of millions of routers takes seconds. */
-				if (ws->pg && !(i & 0xffff) && i)
-					dist_level_progress(ws, level, reached, n);
-				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
-					uint32_t u = g->adj[k];
-					uint64_t add = bits & ~vis[u] & ~nx[u];
-					if (!add)
-						continue;
-					if (!nx[u])
-						next[n_next++] = u;
-					nx[u] |= add;
-				}
-			}
-		} else {
-			uint64_t swept = n;
-			for (uint32_t v = 0; v < n; v++) {
-				uint64_t seen = vis[v];
-				if (ws->pg && !(v & 0xffff) && v)
-					dist_level_progress(ws, level, reached, n);
-				if (seen == full)
-					continue;
-				uint64_t acc = 0;
-				uint32_t k = g->off[v], end = g->off[v + 1];
-				while (k < end) {
-					acc |= fr[g->adj[k++]];
-					if ((acc | seen) == full)
-						break;
-				}
-				swept += k - g->off[v];
-				uint64_t fresh = acc & ~seen;
-				if (fresh) {
-					nx[v] = fresh;
-					next[n_next++] = v;
-				}
-			}
-			*work += swept;
-		}
-		for (uint32_t i = 0; i < n_cur; i++)
-			fr[cur[i]] = 0;
-		*work += n_next;
-		for (uint32_t i = 0; i < n_next; i++) {
-			uint32_t v = next[i];
-			uint64_t fresh = nx[v];
-			vis[v] |= fresh;
-			if (vis[v] == full)
-				m_unfull -= g->off[v + 1] - g->off[v];
-			dist_count(fresh, per_source, lvcnt, &plain, work);
-		}
-		if (!n_next)
-			break;
-		reached += n_next;
-		if (ws->pg)
-			dist_level_progress(ws, level, reached, n);
-		if (dist_hist_grow(a, level) < 0)
-			return NL_ENOMEM;
-		if (per_source) {
-			for (uint32_t b = 0; b < ns; b++) {
-				if (!lvcnt[b])
-					continue;
-				a->hist[level] += weight[b] * lvcnt[b];
-				sum[b] += (uint64_t)level * lvcnt[b];
-				ecc[b] = level;
-			}
-		} else {
-			a->hist[level] += weight[0] * plain;
-		}
-		if (level > a->max_level)
-			a->max_level = level;
-		/* The new frontier: nx becomes fr, and nx is zero again. */
-		uint64_t *t = fr;
-		fr = nx;
-		nx = t;
-		uint32_t *tl = cur;
-		cur = next;
-		next = tl;
-		n_cur = n_next;
-	}
-	for (uint32_t v = 0; v < n; v++)
-		if (vis[v] != full) {
-			a->disconnected = true;
-			break;
-		}
-	/* Leave the buffers where the next batch expects them. */
-	ws->fr = fr;
-	ws->nx = nx;
-	ws->cur = cur;
-	ws->next = next;
+	ws->on_level = dist_level;
+	ws->on_progress = db->pg ? dist_level_progress : NULL;
+	ws->ctx = db;
+	NL_CHECK(topo_bfs64_run(ws, src, db->ns, db->work));
+	if (!ws->all_reached)
+		db->a->disconnected = true;
 	return 0;
 }
 
@@ -286,7 +201,7 @@ struct dist_run {
 	uint32_t ns;        /* sources, src[0..ns) with weights w */
 	uint32_t *src, *ecc; /* ecc: each source's eccentricity (per-source batches) */
 	uint64_t *w, *sum;  /* sum: each source's distance total (per-source batches) */
-	struct dist_ws ws;
+	struct topo_bfs64 ws;
 	struct dist_acc acc;
 };
 
@@ -308,11 +223,7 @@ static void dist_run_free(struct dist_run *d)
 	free(d->w);
 	free(d->sum);
 	free(d->ecc);
-	free(d->ws.vis);
-	free(d->ws.fr);
-	free(d->ws.nx);
-	free(d->ws.cur);
-	free(d->ws.next);
+	topo_bfs64_release(&d->ws);
 }
 
 static int dist_run_alloc(struct dist_run *d, const struct topo *t, struct nl_err *err)
@@ -322,13 +233,8 @@ static int dist_run_alloc(struct dist_run *d, const struct topo *t, struct nl_er
 	d->w = malloc(n * sizeof *d->w);
 	d->sum = malloc(n * sizeof *d->sum);
 	d->ecc = malloc(n * sizeof *d->ecc);
-	d->ws.vis = malloc(n * sizeof *d->ws.vis);
-	d->ws.fr = malloc(n * sizeof *d->ws.fr);
-	d->ws.nx = malloc(n * sizeof *d->ws.nx);
-	d->ws.cur = malloc(n * sizeof *d->ws.cur);
-	d->ws.next = malloc(n * sizeof *d->ws.next);
-	if (!d->src || !d->w || !d->sum || !d->ecc || !d->ws.vis || !d->ws.fr || !d->ws.nx || !d->ws.cur ||
-	    !d->ws.next || dist_hist_grow(&d->acc, 16) < 0)
+	if (!d->src || !d->w || !d->sum || !d->ecc ||
+	    topo_bfs64_init(&d->ws, d->g->n, d->g->off, d->g->adj) < 0 || dist_hist_grow(&d->acc, 16) < 0)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
 	return 0;
 }
@@ -337,7 +243,7 @@ static int dist_run_alloc(struct dist_run *d, const struct topo *t, struct nl_er
  * sources costs one sweep per BFS level, so its work grows with the
  * eccentricities (~440 levels in a 220 x 220 mesh) and the graph's size
  * alone cannot tell it. So the exact run counts the words it touches
- * (dist_bfs64) and, after each batch but the last, projects the batches'
+ * (topo_bfs64_run) and, after each batch but the last, projects the batches'
  * average over all of them; once that exceeds the budget it drops what it
  * has and samples instead. The count does not depend on the machine: the
  * same graph is always exact or always sampled. */
@@ -407,11 +313,19 @@ static int dist_batches(struct dist_run *d, const struct topo *t, const struct d
 		bool per_source = p->sampled;
 		for (uint32_t b = 1; b < m && !per_source; b++)
 			per_source = d->w[b0 + b] != d->w[b0];
-		d->ws.pg = &pg;
-		d->ws.pg_before = (double)b0 / d->ns;
-		d->ws.pg_share = (double)m / d->ns;
-		if (dist_bfs64(d->g, d->src + b0, d->w + b0, m, per_source, &d->ws, &d->acc, d->sum + b0, d->ecc + b0,
-			       &work) < 0) {
+		struct dist_batch db = {
+			.weight = d->w + b0,
+			.ns = m,
+			.n = d->n,
+			.per_source = per_source,
+			.sum = d->sum + b0,
+			.ecc = d->ecc + b0,
+			.work = &work,
+			.a = &d->acc,
+			.pg = &pg,
+			.pg_before = (double)b0 / d->ns,
+		};
+		if (dist_bfs64(&d->ws, d->src + b0, &db) < 0) {
 			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
 			break;
 		}

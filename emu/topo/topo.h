@@ -414,7 +414,8 @@ uint32_t topo_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t
 /* Exact diameter in router hops, UINT32_MAX when disconnected: the
  * family's closed form, else BFS from every orbit representative (one for
  * vertex-transitive families, every router when the family has no
- * orbits). O(routers) memory. */
+ * orbits), 64 sources at a time (topo_bfs64_run). O(routers + links)
+ * memory. */
 int topo_diameter(const struct topo *t, uint32_t *diameter, struct nl_err *err);
 
 /* Valiant intermediate router for a packet from src to dst, drawn from
@@ -424,6 +425,45 @@ uint32_t topo_valiant_router(const struct topo *t, uint32_t src, uint32_t dst, s
 /* Hop distances from `src` to every router by BFS; dist[] has n_routers
  * entries, UINT32_MAX for unreachable. queue[] is n_routers scratch. */
 void topo_bfs(const struct topo *t, uint32_t src, uint32_t *dist, uint32_t *queue);
+
+/* --- 64 breadth-first searches at once (bfs64.c) ------------------------ */
+
+/* A router graph in CSR form, neighbours of v in adj[off[v] .. off[v+1]-1]
+ * (a neighbour may repeat), and the search's working memory: three words
+ * and two list entries per router. The callbacks are optional; ctx is
+ * passed to both. */
+struct topo_bfs64 {
+	uint32_t n; /* routers */
+	const uint32_t *off, *adj;
+	uint32_t *own_off, *own_adj; /* built by topo_bfs64_init_topo, freed by release */
+	uint64_t *vis, *fr, *nx;     /* [n] bit b: source b has reached / reaches at this level */
+	uint32_t *cur, *next;        /* [n] the frontier lists */
+	/* After each level (>= 1): fresh[reached[i]] has bit b set when
+	 * source b reaches router reached[i] at `level`. A negative return
+	 * stops the search and is topo_bfs64_run's. */
+	int (*on_level)(void *ctx, uint32_t level, const uint32_t *reached, uint32_t n_reached,
+			const uint64_t *fresh);
+	/* A progress line's redraw, during long levels and after each: the
+	 * routers reached so far, once per level some source newly reaches them. */
+	void (*on_progress)(void *ctx, uint32_t level, uint64_t reached);
+	void *ctx;
+	/* The last run's results. */
+	uint32_t max_level; /* the largest eccentricity among its sources */
+	bool all_reached;   /* every source reached every router */
+};
+
+/* Working memory for a graph the caller keeps (off, adj) until release;
+ * w's callbacks start NULL. 0 or NL_ENOMEM (w left released). */
+int topo_bfs64_init(struct topo_bfs64 *w, uint32_t n, const uint32_t *off, const uint32_t *adj);
+/* The same over t's network links, the CSR built here (topo_bfs's graph). */
+int topo_bfs64_init_topo(struct topo_bfs64 *w, const struct topo *t);
+void topo_bfs64_release(struct topo_bfs64 *w);
+
+/* BFS from src[0..ns-1] (1 <= ns <= 64; repeats allowed), as 64 runs of
+ * topo_bfs would give, in about one pass over the graph per level. Adds
+ * the words it touches to *work (NULL: not counted): the same graph and
+ * sources always count the same. 0, or on_level's negative return. */
+int topo_bfs64_run(struct topo_bfs64 *w, const uint32_t *src, uint32_t ns, uint64_t *work);
 
 /* Structural check: ports paired, endpoints attached once, graph connected. */
 int topo_check(const struct topo *t, struct nl_err *err);

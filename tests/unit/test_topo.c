@@ -1,6 +1,7 @@
 /* Unit tests: topology registry conformance and the grid families. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -49,6 +50,26 @@ static const char *const conformance_specs[] = {
 	"p3(hypercube:n=5):trials=2,cab=4",
 };
 
+/* topo_diameter (64 BFS sources at a time where the family has no closed
+ * form) against one topo_bfs per router. */
+static void check_diameter(const char *spec, const struct topo *t)
+{
+	uint32_t n = t->n_routers, diameter = 0, got = 0;
+	uint32_t *dist = malloc(n * sizeof *dist), *q = malloc(n * sizeof *q);
+	struct nl_err e = {0};
+	CHECK_OK(topo_diameter(t, &got, &e), &e);
+	for (uint32_t a = 0; a < n; a++) {
+		topo_bfs(t, a, dist, q);
+		for (uint32_t b = 0; b < n; b++)
+			if (dist[b] > diameter)
+				diameter = dist[b];
+	}
+	if (got != diameter)
+		TEST_FAIL_("%s: topo_diameter %u, BFS %u", spec, got, diameter);
+	free(dist);
+	free(q);
+}
+
 static void test_registry_conformance(void)
 {
 	size_t n;
@@ -81,8 +102,113 @@ static void test_registry_conformance(void)
 		}
 		free(dist);
 		free(q);
+		check_diameter(conformance_specs[s], t);
 		topo_free(t);
 	}
+}
+
+/* Two disjoint triangles: no registered family builds a disconnected
+ * graph (graph refuses one), so a test-local family does. */
+static int two_triangles_build(struct topo *t, struct nl_err *err)
+{
+	NL_CHECK(topo_alloc(t, 6, NULL, 2, 0, err));
+	for (uint32_t b = 0; b < 6; b += 3)
+		for (uint32_t i = 0; i < 3; i++)
+			topo_connect(t, b + i, 0, b + (i + 1) % 3, 1);
+	return 0;
+}
+
+/* Disconnected: topo_diameter says UINT32_MAX and a search misses
+ * routers. */
+static void test_bfs64_disconnected(void)
+{
+	static const struct param_def none[] = {{NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+	static const struct topo_ops ops = {
+		.name = "two_triangles", .help = "test", .params = none, .build = two_triangles_build,
+	};
+	struct topo *t = calloc(1, sizeof *t);
+	struct nl_err e = {0};
+	uint32_t diameter = 0;
+	t->ops = &ops;
+	t->spec = strdup("two_triangles");
+	CHECK_OK(two_triangles_build(t, &e), &e);
+	CHECK_OK(topo_diameter(t, &diameter, &e), &e);
+	CHECK_UINT(diameter, ==, UINT32_MAX);
+	struct topo_bfs64 w;
+	const uint32_t src[2] = {0, 1};
+	CHECK_EQ(topo_bfs64_init_topo(&w, t), 0);
+	CHECK_EQ(topo_bfs64_run(&w, src, 2, NULL), 0);
+	CHECK(!w.all_reached);
+	CHECK_UINT(w.max_level, ==, 1);
+	topo_bfs64_release(&w);
+	topo_free(t);
+}
+
+/* Each (source, router) pair comes once, at its BFS level, with repeated
+ * sources in one batch; the words counted do not depend on the run. */
+struct bfs64_seen {
+	uint32_t n;
+	uint32_t *dist; /* [64 * n] */
+};
+
+static int bfs64_record(void *ctx, uint32_t level, const uint32_t *reached, uint32_t n_reached,
+			const uint64_t *fresh)
+{
+	struct bfs64_seen *s = ctx;
+	for (uint32_t i = 0; i < n_reached; i++)
+		for (uint64_t bits = fresh[reached[i]]; bits; bits &= bits - 1) {
+			uint32_t *d = &s->dist[(size_t)__builtin_ctzll(bits) * s->n + reached[i]];
+			if (*d != UINT32_MAX)
+				TEST_FAIL_("source %d: router %u reported twice", __builtin_ctzll(bits), reached[i]);
+			*d = level;
+		}
+	return 0;
+}
+
+static void test_bfs64_levels(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("dln:n=300,d=4,seed=5", &t, &e), &e);
+	if (!t)
+		return;
+	uint32_t n = t->n_routers, src[64];
+	uint32_t *want = malloc(n * sizeof *want), *q = malloc(n * sizeof *q);
+	struct bfs64_seen seen = {.n = n, .dist = malloc((size_t)64 * n * sizeof *seen.dist)};
+	for (uint32_t b = 0; b < 64; b++)
+		src[b] = (b * 37) % 50; /* 50 routers, most of them twice */
+	struct topo_bfs64 w;
+	CHECK_EQ(topo_bfs64_init_topo(&w, t), 0);
+	w.on_level = bfs64_record;
+	w.ctx = &seen;
+	uint64_t work[2] = {0, 0};
+	for (int run = 0; run < 2; run++) {
+		for (size_t i = 0; i < (size_t)64 * n; i++)
+			seen.dist[i] = UINT32_MAX;
+		for (uint32_t b = 0; b < 64; b++)
+			seen.dist[(size_t)b * n + src[b]] = 0;
+		CHECK_EQ(topo_bfs64_run(&w, src, 64, &work[run]), 0);
+		CHECK(w.all_reached);
+	}
+	CHECK_UINT(work[0], ==, work[1]);
+	CHECK_UINT(work[0], >, 4 * (uint64_t)n);
+	uint32_t ecc = 0;
+	for (uint32_t b = 0; b < 64; b++) {
+		topo_bfs(t, src[b], want, q);
+		for (uint32_t v = 0; v < n; v++) {
+			if (want[v] > ecc)
+				ecc = want[v];
+			if (seen.dist[(size_t)b * n + v] != want[v])
+				TEST_FAIL_("source %u (router %u) -> %u: bfs64 %u, BFS %u", b, src[b], v,
+					   seen.dist[(size_t)b * n + v], want[v]);
+		}
+	}
+	CHECK_UINT(w.max_level, ==, ecc);
+	topo_bfs64_release(&w);
+	free(seen.dist);
+	free(want);
+	free(q);
+	topo_free(t);
 }
 
 static void test_torus_structure(void)
@@ -526,6 +652,8 @@ static void test_topo_spec_files(void)
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
+	TEST_RUN(test_bfs64_disconnected);
+	TEST_RUN(test_bfs64_levels);
 	TEST_RUN(test_cmesh_structure);
 	TEST_RUN(test_fly_structure);
 	TEST_RUN(test_torus_structure);
