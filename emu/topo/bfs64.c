@@ -1,4 +1,5 @@
-/* Breadth-first search from 64 sources at once.
+/* Breadth-first search from 64 sources at once, and the all-pairs hop
+ * table built on it.
  *
  * Bit b of vis[v] says source b has reached v. A level is either a
  * top-down push of the frontier's bits to its neighbours or a bottom-up
@@ -217,5 +218,60 @@ int topo_bfs64_run(struct topo_bfs64 *w, const uint32_t *src, uint32_t ns, uint6
 			w->all_reached = false;
 			break;
 		}
+	return 0;
+}
+
+/* topo_hop_table's batch: sources col0 .. col0+63. Links are two-way
+ * (topo_check pairs every port), so d(a, v) = d(v, a) and a level writes
+ * row v's 64 columns of the batch, one cache line, rather than one byte
+ * in each of 64 rows (a quarter of the set-up time on dln:n=8192,d=4). */
+struct hop_cols {
+	uint8_t *table;
+	uint32_t n, col0;
+	uint8_t sat;
+};
+
+static int hop_cols_level(void *ctx, uint32_t level, const uint32_t *reached, uint32_t n_reached,
+			  const uint64_t *fresh)
+{
+	struct hop_cols *h = ctx;
+	uint8_t d = level < h->sat ? (uint8_t)level : h->sat;
+	for (uint32_t i = 0; i < n_reached; i++) {
+		uint32_t v = reached[i];
+		uint8_t *cols = h->table + (size_t)v * h->n + h->col0;
+		for (uint64_t bits = fresh[v]; bits; bits &= bits - 1)
+			cols[__builtin_ctzll(bits)] = d;
+	}
+	return 0;
+}
+
+int topo_hop_table(const struct topo *t, uint8_t *table, uint8_t sat, uint32_t *diameter)
+{
+	struct topo_bfs64 w;
+	uint32_t n = t->n_routers, src[64];
+	struct hop_cols h = {.table = table, .n = n, .sat = sat};
+
+	*diameter = 0;
+	if (n == 0)
+		return 0;
+	NL_CHECK(topo_bfs64_init_topo(&w, t));
+	w.on_level = hop_cols_level;
+	w.ctx = &h;
+	/* Unreached pairs keep sat; each router is 0 from itself. */
+	memset(table, sat, (size_t)n * n);
+	for (uint32_t a = 0; a < n; a++)
+		table[(size_t)a * n + a] = 0;
+	for (uint32_t a0 = 0; a0 < n; a0 += 64) {
+		uint32_t m = n - a0 < 64 ? n - a0 : 64;
+		for (uint32_t b = 0; b < m; b++)
+			src[b] = a0 + b;
+		h.col0 = a0;
+		(void)topo_bfs64_run(&w, src, m, NULL);
+		if (!w.all_reached)
+			*diameter = UINT32_MAX;
+		else if (w.max_level > *diameter)
+			*diameter = w.max_level;
+	}
+	topo_bfs64_release(&w);
 	return 0;
 }

@@ -465,6 +465,12 @@ void topo_bfs64_release(struct topo_bfs64 *w);
  * sources always count the same. 0, or on_level's negative return. */
 int topo_bfs64_run(struct topo_bfs64 *w, const uint32_t *src, uint32_t ns, uint64_t *work);
 
+/* All-pairs hop counts: table[a * n + b] = the distance from a to b
+ * (n = t->n_routers), or sat when it is sat or more or b is unreachable.
+ * *diameter: the exact largest distance, UINT32_MAX when t is
+ * disconnected. table has n * n bytes. 0 or NL_ENOMEM (no message). */
+int topo_hop_table(const struct topo *t, uint8_t *table, uint8_t sat, uint32_t *diameter);
+
 /* Structural check: ports paired, endpoints attached once, graph connected. */
 int topo_check(const struct topo *t, struct nl_err *err);
 

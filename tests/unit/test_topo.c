@@ -50,22 +50,34 @@ static const char *const conformance_specs[] = {
 	"p3(hypercube:n=5):trials=2,cab=4",
 };
 
-/* topo_diameter (64 BFS sources at a time where the family has no closed
- * form) against one topo_bfs per router. */
-static void check_diameter(const char *spec, const struct topo *t)
+/* topo_hop_table and topo_diameter against one topo_bfs per router:
+ * every pair, saturated at 255 (the min table) and at 3 (to see sat
+ * replace longer hops). */
+static void check_hop_table(const char *spec, const struct topo *t)
 {
-	uint32_t n = t->n_routers, diameter = 0, got = 0;
+	uint32_t n = t->n_routers, diameter = 0, got = 0, got_sat = 0, got_diam = 0;
+	uint8_t *table = malloc((size_t)n * n), *table3 = malloc((size_t)n * n);
 	uint32_t *dist = malloc(n * sizeof *dist), *q = malloc(n * sizeof *q);
 	struct nl_err e = {0};
-	CHECK_OK(topo_diameter(t, &got, &e), &e);
-	for (uint32_t a = 0; a < n; a++) {
+	CHECK_EQ(topo_hop_table(t, table, 255, &got), 0);
+	CHECK_EQ(topo_hop_table(t, table3, 3, &got_sat), 0);
+	CHECK_OK(topo_diameter(t, &got_diam, &e), &e);
+	for (uint32_t a = 0, bad = 0; a < n; a++) {
 		topo_bfs(t, a, dist, q);
-		for (uint32_t b = 0; b < n; b++)
+		for (uint32_t b = 0; b < n; b++) {
 			if (dist[b] > diameter)
 				diameter = dist[b];
+			uint32_t want = dist[b] < 255 ? dist[b] : 255, want3 = dist[b] < 3 ? dist[b] : 3;
+			if ((table[(size_t)a * n + b] != want || table3[(size_t)a * n + b] != want3) && bad++ < 3)
+				TEST_FAIL_("%s: hop table %u -> %u: %u (sat 3: %u), BFS %u", spec, a, b,
+					   table[(size_t)a * n + b], table3[(size_t)a * n + b], dist[b]);
+		}
 	}
-	if (got != diameter)
-		TEST_FAIL_("%s: topo_diameter %u, BFS %u", spec, got, diameter);
+	if (got != diameter || got_sat != diameter || got_diam != diameter)
+		TEST_FAIL_("%s: diameter: hop table %u (sat 3: %u), topo_diameter %u, BFS %u", spec, got, got_sat,
+			   got_diam, diameter);
+	free(table);
+	free(table3);
 	free(dist);
 	free(q);
 }
@@ -102,7 +114,7 @@ static void test_registry_conformance(void)
 		}
 		free(dist);
 		free(q);
-		check_diameter(conformance_specs[s], t);
+		check_hop_table(conformance_specs[s], t);
 		topo_free(t);
 	}
 }
@@ -118,8 +130,8 @@ static int two_triangles_build(struct topo *t, struct nl_err *err)
 	return 0;
 }
 
-/* Disconnected: topo_diameter says UINT32_MAX and a search misses
- * routers. */
+/* Disconnected: topo_diameter and topo_hop_table say UINT32_MAX, the
+ * unreachable pairs read sat, and a search misses routers. */
 static void test_bfs64_disconnected(void)
 {
 	static const struct param_def none[] = {{NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
@@ -128,12 +140,20 @@ static void test_bfs64_disconnected(void)
 	};
 	struct topo *t = calloc(1, sizeof *t);
 	struct nl_err e = {0};
+	uint8_t table[36];
 	uint32_t diameter = 0;
 	t->ops = &ops;
 	t->spec = strdup("two_triangles");
 	CHECK_OK(two_triangles_build(t, &e), &e);
 	CHECK_OK(topo_diameter(t, &diameter, &e), &e);
 	CHECK_UINT(diameter, ==, UINT32_MAX);
+	diameter = 0;
+	CHECK_EQ(topo_hop_table(t, table, 200, &diameter), 0);
+	CHECK_UINT(diameter, ==, UINT32_MAX);
+	for (uint32_t a = 0; a < 6; a++)
+		for (uint32_t b = 0; b < 6; b++)
+			if (table[a * 6 + b] != (a == b ? 0 : a / 3 == b / 3 ? 1 : 200))
+				TEST_FAIL_("hop %u -> %u: %u", a, b, table[a * 6 + b]);
 	struct topo_bfs64 w;
 	const uint32_t src[2] = {0, 1};
 	CHECK_EQ(topo_bfs64_init_topo(&w, t), 0);
