@@ -128,6 +128,9 @@ void fl_gen_push(struct flitnet *n, uint32_t e)
 
 void fl_gen_stop(struct flitnet *n)
 {
+	/* A partition asleep until its next packet would still wake then,
+	 * at a cycle with no work that the loop would run (flitnet_run_until). */
+	fl_parts_wake_all(n);
 	for (uint32_t k = 0; k < n->n_parts; k++) {
 		n->part[k]->gen_n = 0;
 		fl_gen_calendar_clear(n->part[k]);
