@@ -537,16 +537,19 @@ static void fl_part_list_inbound(struct flitnet *n)
 				continue;
 			}
 			struct flitnet *p = n->part[t];
-			if (!p->n_xin) {
+			if (!fl_part_list_add(n, &p->xin, &p->n_xin, &p->cap_xin, s->part_id)) {
+				s->xdst[kept++] = t; /* n->oom ends the run */
+				continue;
+			}
+			/* Its first source: each target once, also when a list
+			 * that could not grow left it none (one entry per such
+			 * source ran past xtgt's n_parts). */
+			if (p->n_xin == 1) {
 				/* Asleep, it wakes at the clock its idle cycles would
 				 * have reached, before the events are scheduled. */
 				if (fl_part_asleep(n, t))
 					fl_part_wake(n, t);
 				n->xtgt[n->n_xtgt++] = t;
-			}
-			if (!fl_part_list_add(n, &p->xin, &p->n_xin, &p->cap_xin, s->part_id)) {
-				s->xdst[kept++] = t; /* n->oom ends the run */
-				continue;
 			}
 			s->xbox[t].listed = false;
 		}

@@ -571,6 +571,62 @@ static void test_stopped_sources(void)
 	free(one);
 }
 
+/* A cycle's merge targets (n->xtgt, n_parts entries) when the root's
+ * allocations fail from the nth on, among them the growth of a target's
+ * list of sources (fl_part_list_add): each target once. A target whose
+ * list could not grow was listed again for each of its sources, past the
+ * array's end: 17 and 18 targets of 16 partitions at 0.6 load on the 8x8
+ * torus, the run's end an "out of memory" line. */
+static void test_merge_targets_oom(void)
+{
+	const char *kv[] = {"topology=torus:k=8x8", "num_vcs=2", "partitions=16", NULL};
+	struct config cfg;
+	struct nl_err e = {0};
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
+	struct traffic_cfg tc;
+	struct topo *t = NULL;
+	struct traffic *tr = NULL;
+
+	CHECK_OK(make_config(&cfg, kv, &e), &e);
+	CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
+	CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
+	CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
+	CHECK_OK(config_bind(&cfg, &traffic_table, &tc, &e), &e);
+	CHECK_OK(topo_new(nc.topology, &t, &e), &e);
+	CHECK_OK(traffic_new("uniform", t, 1, &tr, &e), &e);
+	uint32_t failed = 0;
+	for (uint32_t nth = 1; nth <= 30; nth++) {
+		struct flitnet *n = NULL;
+		CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
+		CHECK_OK(flitnet_set_traffic(n, tr, 0.6, 4, 4, &e), &e);
+		n->fail_nth = nth; /* the root's: it grows the targets' lists */
+		int rc_ = 0;
+		bool once = true;
+		while (!rc_ && n->now < 300) {
+			rc_ = flitnet_run_until(n, n->now + 1, &e);
+			once &= n->n_xtgt <= n->n_parts;
+			for (uint32_t i = 0; once && i < n->n_xtgt; i++)
+				for (uint32_t j = 0; j < i; j++)
+					once &= n->xtgt[i] != n->xtgt[j];
+		}
+		if (!once)
+			fprintf(stderr, "  fail_nth %u: a merge target listed twice (%u of %u partitions)\n", nth,
+				n->n_xtgt, n->n_parts);
+		CHECK(once);
+		if (rc_) { /* 0: the root made fewer than nth allocations in 300 cycles */
+			CHECK_ERR(rc_, NL_ENOMEM, &e, "out of memory at cycle");
+			failed++;
+		}
+		flitnet_free(n);
+	}
+	CHECK_UINT(failed, >=, 25);
+	traffic_free(tr);
+	topo_free(t);
+	config_release(&cfg);
+}
+
 static void test_errors(void)
 {
 	struct net_point pt;
@@ -662,6 +718,7 @@ int main(void)
 	TEST_RUN(test_backend_split);
 	TEST_RUN(test_backend_sparse);
 	TEST_RUN(test_stopped_sources);
+	TEST_RUN(test_merge_targets_oom);
 	TEST_RUN(test_errors);
 	return test_done();
 }
