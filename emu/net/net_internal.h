@@ -1273,10 +1273,19 @@ static inline int fl_dl_after_cycle(struct flitnet *n, struct nl_err *err)
 {
 	if (!n->flits_in_net)
 		return 0;
-	if (n->now - n->last_move > n->dl_quiet && !fl_events_total(n))
+	/* With voq = 1 the checks compute routes (dl_voq_stuck), and a route
+	 * that reads output queues reads its partition's clock, which a
+	 * sleeping partition has left behind: every one wakes first. */
+	if (n->now - n->last_move > n->dl_quiet && !fl_events_total(n)) {
+		if (n->voq)
+			fl_parts_wake_all(n);
 		return fl_dl_global(n, err);
-	if (n->now >= n->dl_next_scan)
+	}
+	if (n->now >= n->dl_next_scan) {
+		if (n->voq)
+			fl_parts_wake_all(n);
 		return fl_dl_scan(n, err);
+	}
 	return 0;
 }
 
