@@ -221,30 +221,54 @@ static void test_deadlock_split(void)
 	}
 }
 
+/* A network's keys bound from key=value strings, its topology and
+ * uniform traffic over it: what the engine-level tests below build their
+ * flitnet from. */
+struct part_setup {
+	struct config cfg;
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc;
+	struct traffic_cfg tc;
+	struct topo *t;
+	struct traffic *tr;
+};
+
+static void part_setup_release(struct part_setup *s)
+{
+	traffic_free(s->tr);
+	topo_free(s->t);
+	config_release(&s->cfg);
+}
+
+static int part_setup_new(struct part_setup *s, const char *const *kv, struct nl_err *e)
+{
+	memset(s, 0, sizeof *s); /* sc.mpi is not a key: config_bind leaves it */
+	int rc = make_config(&s->cfg, kv, e);
+	if (rc)
+		return rc;
+	if ((rc = config_bind(&s->cfg, &net_network_table, &s->nc, e)) ||
+	    (rc = config_bind(&s->cfg, &net_router_table, &s->rc, e)) ||
+	    (rc = config_bind(&s->cfg, &net_sim_table, &s->sc, e)) ||
+	    (rc = config_bind(&s->cfg, &traffic_table, &s->tc, e)) || (rc = topo_new(s->nc.topology, &s->t, e)) ||
+	    (rc = traffic_new("uniform", s->t, 1, &s->tr, e)))
+		part_setup_release(s);
+	return rc;
+}
+
 /* The split itself: contiguous ranges covering every router, links that
  * know their target's partition, packets that really cross. */
 static void test_ranges_and_crossing(void)
 {
 	const char *kv[] = {"topology=torus:k=5x4", "num_vcs=2", "partitions=3", "check_interval=50", NULL};
-	struct config cfg;
 	struct nl_err e = {0};
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
-	struct traffic_cfg tc;
-	struct topo *t = NULL;
-	struct traffic *tr = NULL;
+	struct part_setup ps;
 	struct flitnet *n = NULL;
 
-	CHECK_OK(make_config(&cfg, kv, &e), &e);
-	CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
-	CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
-	CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
-	CHECK_OK(config_bind(&cfg, &traffic_table, &tc, &e), &e);
-	CHECK_OK(topo_new(nc.topology, &t, &e), &e);
-	CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
-	CHECK_OK(traffic_new("uniform", t, 1, &tr, &e), &e);
-	CHECK_OK(flitnet_set_traffic(n, tr, 0.4, 2, 2, &e), &e);
+	CHECK_OK(part_setup_new(&ps, kv, &e), &e);
+	const struct topo *t = ps.t;
+	CHECK_OK(flitnet_new(&ps.nc, &ps.rc, &ps.sc, ps.t, &n, &e), &e);
+	CHECK_OK(flitnet_set_traffic(n, ps.tr, 0.4, 2, 2, &e), &e);
 	CHECK_UINT(n->n_parts, ==, 3);
 	uint32_t next = 0;
 	for (uint32_t k = 0; k < n->n_parts; k++) {
@@ -275,9 +299,7 @@ static void test_ranges_and_crossing(void)
 		CHECK_UINT(sent, >, 0);
 	}
 	flitnet_free(n);
-	traffic_free(tr);
-	topo_free(t);
-	config_release(&cfg);
+	part_setup_release(&ps);
 }
 
 /* Message deliveries through the flit backend: every delivery starts a
@@ -304,31 +326,59 @@ static void on_deliver(void *ctx, uint64_t id, uint64_t t_ps)
 		d->ids[d->n++] = id;
 }
 
+/* The flit backend over `spec` with the keys kv; 0, or an error with the
+ * half-built parts released. */
+struct part_backend {
+	struct config cfg;
+	struct topo *t;
+	struct net_backend b;
+};
+
+static int part_backend_open(struct part_backend *pb, const char *spec, const char *const *kv, struct nl_err *e)
+{
+	memset(pb, 0, sizeof *pb);
+	int rc = make_config(&pb->cfg, kv, e);
+	if (rc)
+		return rc;
+	if (!(rc = topo_new(spec, &pb->t, e))) {
+		pb->b.ops = net_backend_find("flit", e);
+		rc = pb->b.ops ? pb->b.ops->create(&pb->b, &pb->cfg, pb->t, e) : e->code;
+	}
+	if (rc) {
+		topo_free(pb->t);
+		config_release(&pb->cfg);
+	}
+	return rc;
+}
+
+static void part_backend_close(struct part_backend *pb)
+{
+	pb->b.ops->destroy(&pb->b);
+	topo_free(pb->t);
+	config_release(&pb->cfg);
+}
+
 static char *backend_log(const char *extra, const char *const *parts, struct nl_err *e)
 {
 	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", "packet_bytes=256", "flit_bytes=32", extra, parts[0],
 			    parts[1], NULL};
-	struct config cfg;
-	struct topo *t = NULL;
-	struct net_backend b = {0};
+	struct part_backend pb;
+	struct net_backend *b = &pb.b;
 	struct deliv d = {0};
 	const uint32_t E = 16;
 
-	if (make_config(&cfg, kv, e) || topo_new("torus:k=4x4", &t, e))
-		return NULL;
-	b.ops = net_backend_find("flit", e);
-	if (!b.ops || b.ops->create(&b, &cfg, t, e))
+	if (part_backend_open(&pb, "torus:k=4x4", kv, e))
 		return NULL;
 	uint64_t now = 0;
 	int rc = 0;
 	/* All to all at time 0, sizes 1 to 4 packets. */
 	for (uint32_t s = 0; s < E && !rc; s++)
 		for (uint32_t k = 1; k < E && !rc; k++)
-			rc = b.ops->send(&b, 0, s, (s + k) % E, 64 + 192 * ((s + k) % 4), s * E + k, e);
+			rc = b->ops->send(b, 0, s, (s + k) % E, 64 + 192 * ((s + k) % 4), s * E + k, e);
 	while (!rc) {
 		uint64_t reached, next;
 		d.n = 0;
-		rc = b.ops->advance(&b, UINT64_MAX / 2, on_deliver, &d, &reached, &next, e);
+		rc = b->ops->advance(b, UINT64_MAX / 2, on_deliver, &d, &reached, &next, e);
 		if (rc)
 			break;
 		now = reached;
@@ -336,14 +386,12 @@ static char *backend_log(const char *extra, const char *const *parts, struct nl_
 		for (uint32_t i = 0; i < d.n && !rc; i++)
 			if (d.ids[i] < E * E) {
 				uint32_t s = (uint32_t)(d.ids[i] / E), k = (uint32_t)(d.ids[i] % E);
-				rc = b.ops->send(&b, now, (s + k) % E, s, 32, 1000000 + d.ids[i], e);
+				rc = b->ops->send(b, now, (s + k) % E, s, 32, 1000000 + d.ids[i], e);
 			}
 		if (!d.n && next == UINT64_MAX)
 			break;
 	}
-	b.ops->destroy(&b);
-	topo_free(t);
-	config_release(&cfg);
+	part_backend_close(&pb);
 	if (rc) {
 		free(d.log);
 		return NULL;
@@ -387,21 +435,17 @@ static char *backend_sparse_log(const char *extra, const char *const *parts, uin
 {
 	const char *kv[] = {"topology=torus:k=8x8", "num_vcs=2", "packet_bytes=256", "flit_bytes=32", extra, parts[0],
 			    parts[1], parts[2], NULL};
-	struct config cfg;
-	struct topo *t = NULL;
-	struct net_backend b = {0};
+	struct part_backend pb;
+	struct net_backend *b = &pb.b;
 	struct deliv d = {0};
 	const uint32_t E = 64;
 
-	if (make_config(&cfg, kv, e) || topo_new("torus:k=8x8", &t, e))
+	if (part_backend_open(&pb, "torus:k=8x8", kv, e))
 		return NULL;
-	b.ops = net_backend_find("flit", e);
-	if (!b.ops || b.ops->create(&b, &cfg, t, e))
-		return NULL;
-	const struct flitnet *n = fl_backend_net(&b);
+	const struct flitnet *n = fl_backend_net(b);
 	int rc = 0;
 	for (uint32_t k = 0; k < 3 && !rc; k++)
-		rc = b.ops->send(&b, 0, 21 * k, (21 * k + 27) % E, 32, k, e);
+		rc = b->ops->send(b, 0, 21 * k, (21 * k + 27) % E, 32, k, e);
 	/* The hops waiting for their time: the network is advanced to it
 	 * first, as net.h asks of a send. */
 	struct hop {
@@ -414,7 +458,7 @@ static char *backend_sparse_log(const char *extra, const char *const *parts, uin
 			if (wait[i].at_ps < until)
 				until = wait[i].at_ps;
 		d.n = 0;
-		rc = b.ops->advance(&b, until, on_deliver, &d, &reached, &next, e);
+		rc = b->ops->advance(b, until, on_deliver, &d, &reached, &next, e);
 		if (rc)
 			break;
 		for (uint32_t k = 1; k < n->n_parts && n->n_parts > 1; k++)
@@ -431,7 +475,7 @@ static char *backend_sparse_log(const char *extra, const char *const *parts, uin
 			/* Token id % 3 at hop id / 3 + 1, from where it arrived. */
 			const uint64_t id = wait[i].id;
 			const uint32_t at = (uint32_t)((21 * (id % 3) + 27 * (id / 3 + 1)) % E);
-			rc = b.ops->send(&b, reached, at, (at + 27) % E, 32 + 200 * (id % 7), id + 3, e);
+			rc = b->ops->send(b, reached, at, (at + 27) % E, 32 + 200 * (id % 7), id + 3, e);
 			wait[i] = wait[--n_wait];
 			sent = true;
 		}
@@ -441,9 +485,7 @@ static char *backend_sparse_log(const char *extra, const char *const *parts, uin
 		if (!d.n && !n_wait && !sent && next == UINT64_MAX)
 			break;
 	}
-	b.ops->destroy(&b);
-	topo_free(t);
-	config_release(&cfg);
+	part_backend_close(&pb);
 	if (rc) {
 		free(d.log);
 		return NULL;
@@ -503,25 +545,15 @@ static void test_backend_sparse(void)
 static char *stopped_work(const char *parts, struct nl_err *e)
 {
 	const char *kv[] = {"topology=torus:k=8x8", "num_vcs=2", parts, NULL};
-	struct config cfg;
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
-	struct traffic_cfg tc;
-	struct topo *t = NULL;
-	struct traffic *tr = NULL;
+	struct part_setup ps;
 	struct flitnet *n = NULL;
 	char *log = NULL;
 	size_t len = 0, cap = 0;
-	int rc_ = make_config(&cfg, kv, e);
+	int rc_ = part_setup_new(&ps, kv, e);
 	if (rc_)
 		return NULL;
-	if (!(rc_ = config_bind(&cfg, &net_network_table, &nc, e)) &&
-	    !(rc_ = config_bind(&cfg, &net_router_table, &rc, e)) &&
-	    !(rc_ = config_bind(&cfg, &net_sim_table, &sc, e)) &&
-	    !(rc_ = config_bind(&cfg, &traffic_table, &tc, e)) && !(rc_ = topo_new(nc.topology, &t, e)) &&
-	    !(rc_ = flitnet_new(&nc, &rc, &sc, t, &n, e)) && !(rc_ = traffic_new("uniform", t, 1, &tr, e)) &&
-	    !(rc_ = flitnet_set_traffic(n, tr, 0.01, 1, 1, e)))
+	if (!(rc_ = flitnet_new(&ps.nc, &ps.rc, &ps.sc, ps.t, &n, e)) &&
+	    !(rc_ = flitnet_set_traffic(n, ps.tr, 0.01, 1, 1, e)))
 		rc_ = flitnet_run_until(n, 500, e);
 	if (!rc_)
 		fl_gen_stop(n);
@@ -537,9 +569,7 @@ static char *stopped_work(const char *parts, struct nl_err *e)
 		rc_ = flitnet_run_until(n, c + 1, e);
 	}
 	flitnet_free(n);
-	traffic_free(tr);
-	topo_free(t);
-	config_release(&cfg);
+	part_setup_release(&ps);
 	if (rc_) {
 		free(log);
 		return NULL;
@@ -580,27 +610,15 @@ static void test_stopped_sources(void)
 static void test_merge_targets_oom(void)
 {
 	const char *kv[] = {"topology=torus:k=8x8", "num_vcs=2", "partitions=16", NULL};
-	struct config cfg;
 	struct nl_err e = {0};
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
-	struct traffic_cfg tc;
-	struct topo *t = NULL;
-	struct traffic *tr = NULL;
+	struct part_setup ps;
 
-	CHECK_OK(make_config(&cfg, kv, &e), &e);
-	CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
-	CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
-	CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
-	CHECK_OK(config_bind(&cfg, &traffic_table, &tc, &e), &e);
-	CHECK_OK(topo_new(nc.topology, &t, &e), &e);
-	CHECK_OK(traffic_new("uniform", t, 1, &tr, &e), &e);
+	CHECK_OK(part_setup_new(&ps, kv, &e), &e);
 	uint32_t failed = 0;
 	for (uint32_t nth = 1; nth <= 30; nth++) {
 		struct flitnet *n = NULL;
-		CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
-		CHECK_OK(flitnet_set_traffic(n, tr, 0.6, 4, 4, &e), &e);
+		CHECK_OK(flitnet_new(&ps.nc, &ps.rc, &ps.sc, ps.t, &n, &e), &e);
+		CHECK_OK(flitnet_set_traffic(n, ps.tr, 0.6, 4, 4, &e), &e);
 		n->fail_nth = nth; /* the root's: it grows the targets' lists */
 		int rc_ = 0;
 		bool once = true;
@@ -622,9 +640,7 @@ static void test_merge_targets_oom(void)
 		flitnet_free(n);
 	}
 	CHECK_UINT(failed, >=, 25);
-	traffic_free(tr);
-	topo_free(t);
-	config_release(&cfg);
+	part_setup_release(&ps);
 }
 
 static void test_errors(void)
