@@ -800,10 +800,23 @@ static const char *config_ini_unwritable(const char *v)
 	return NULL;
 }
 
+/* The text --dump writes for key d's value buf: a file name that is
+ * read from the working directory (-s, a -c from a pipe) made absolute
+ * from cwd, as a -c file's names already are, so the dump reads the same
+ * files wherever it is saved: a relative name in it would be read from
+ * the dump's own folder. "-" (refused by name) and, with no cwd, every
+ * name stay as they are. A new string, or NULL when out of memory. */
+static char *config_dump_value(const struct param_def *d, const char *buf, const char *cwd)
+{
+	if (!cwd || !strcmp(buf, "-"))
+		return strdup(buf);
+	return config_resolve_files(d, buf, cwd);
+}
+
 /* The whole configuration is checked before a line is written: a dump
  * that could not load back to the same configuration is refused, not
  * half-written. */
-static int config_dump_check(const struct config *c, struct nl_err *err)
+static int config_dump_check(const struct config *c, const char *cwd, struct nl_err *err)
 {
 	for (size_t t = 0; t < c->n_tables; t++) {
 		const struct config_table *tab = c->tables[t];
@@ -812,13 +825,18 @@ static int config_dump_check(const struct config *c, struct nl_err *err)
 		for (const struct param_def *d = tab->keys; d->name; d++) {
 			char buf[PARAM_STR_MAX];
 			param_format(d, vals, buf, sizeof buf);
-			const char *why = buf[0] ? config_ini_unwritable(buf) : NULL;
+			char *v = buf[0] ? config_dump_value(d, buf, cwd) : NULL;
+			const char *why = v ? config_ini_unwritable(v) : NULL;
+			int rc = buf[0] && !v ? nl_errf(err, NL_ENOMEM, "out of memory") : 0;
 			if (why) {
 				const char *from = config_origin(c, d->name);
-				int rc = nl_errf(err, NL_ECONFIG,
-						 "%s: key '%s': value '%s' %s, so it cannot be dumped as INI and load "
-						 "back (give it with -s, or use --json)",
-						 from ? from : "default", d->name, buf, why);
+				rc = nl_errf(err, NL_ECONFIG,
+					     "%s: key '%s': value '%s' %s, so it cannot be dumped as INI and load "
+					     "back (give it with -s, or use --json)",
+					     from ? from : "default", d->name, buf, why);
+			}
+			free(v);
+			if (rc < 0) {
 				free(vals);
 				return rc;
 			}
@@ -828,9 +846,9 @@ static int config_dump_check(const struct config *c, struct nl_err *err)
 	return 0;
 }
 
-int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
+static int config_dump_to(const struct config *c, FILE *f, const char *cwd, struct nl_err *err)
 {
-	NL_CHECK(config_dump_check(c, err));
+	NL_CHECK(config_dump_check(c, cwd, err));
 	for (size_t t = 0; t < c->n_tables; t++) {
 		const struct config_table *tab = c->tables[t];
 		void *vals;
@@ -846,17 +864,32 @@ int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
 			/* A value that starts with ';' (read from 'key =;x') is
 			 * written against the '=': after a blank, the reader takes
 			 * it for a comment, and the dump would not load back. */
-			const char *sep = buf[0] == ';' ? "" : " ";
 			const char *set = config_get(c, d->name);
-			if (set) {
-				fprintf(f, "%s =%s%s    ; from %s\n", d->name, sep, buf, config_origin(c, d->name));
-			} else {
-				fprintf(f, "%s =%s%s\n", d->name, sep, buf);
+			char *v = config_dump_value(d, buf, cwd);
+			if (!v) {
+				free(vals);
+				return nl_errf(err, NL_ENOMEM, "out of memory");
 			}
+			const char *sep = v[0] == ';' ? "" : " ";
+			if (set) {
+				fprintf(f, "%s =%s%s    ; from %s\n", d->name, sep, v, config_origin(c, d->name));
+			} else {
+				fprintf(f, "%s =%s%s\n", d->name, sep, v);
+			}
+			free(v);
 		}
 		free(vals);
 	}
 	return 0;
+}
+
+int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
+{
+	/* NULL when the working directory is gone: names stay as they are. */
+	char *cwd = realpath(".", NULL);
+	int rc = config_dump_to(c, f, cwd, err);
+	free(cwd);
+	return rc;
 }
 
 static json_t *config_value_json(const struct param_def *d, const void *vals)

@@ -186,6 +186,31 @@ def case_config_relative_files_cwd():
     relative_files(case)
 
 
+def case_config_dump_cwd_names():
+    """--dump writes the working directory's names (-s, a -c from a pipe)
+    absolute: the dump saved in another folder reads the same files. It
+    wrote them as given, and the dump read back took them from its own
+    folder: here's 4-ring became exp's, silently."""
+    def case(exp, here, real_exp):
+        real_here = os.path.realpath(here)
+        write(here, "ring.edges", "0 1\n1 2\n2 3\n3 4\n4 0\n")
+        write(exp, "ring.edges", "0 1\n1 2\n2 0\n")
+        dump = run("config", "-s", "topology=p2(graph:file=ring.edges,p=1):trials=1", "-s", "placement_map=pp.map",
+                   "--dump", cwd=here).stdout.decode()
+        lines = [ln.split("    ;")[0] for ln in dump.splitlines() if ln.startswith(("topology =", "placement_map ="))]
+        eq("config -s ... --dump: the working directory's names, absolute", lines,
+           [f"topology = p2(graph:file={real_here}/ring.edges,p=1):trials=1", f"placement_map = {real_here}/pp.map"])
+        write(exp, "dumped.ini", dump)
+        doc = json.loads(run("run", "-c", os.path.join(exp, "dumped.ini"), *SHORT, "--json", "-", cwd="/").stdout)
+        eq("the dump saved in ../exp, run from /: here's 5-ring", doc["topology"]["routers"], 5)
+        with open(os.path.join(exp, "run.ini")) as f:
+            dump = run("config", "-c", "/dev/stdin", "--dump", stdin=f, cwd=here).stdout.decode()
+        eq("config -c /dev/stdin --dump: its @FILE, the working directory's",
+           [ln.split("    ;")[0] for ln in dump.splitlines() if ln.startswith("topology =")],
+           [f"topology = @{real_here}/spec.txt"])
+    relative_files(case)
+
+
 def case_config_relative_files_errors():
     """A -c file's name that cannot be read is named as written and where
     it was looked for, in one line (it named only the name as written)."""
