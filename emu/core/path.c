@@ -46,7 +46,10 @@ char *path_file_folder(const char *path, bool is_regular)
 
 char *path_in_dir(const char *dir, const char *name)
 {
-	size_t n_dir = name[0] == '/' ? 0 : strlen(dir);
+	/* "-" is standard input, which every reader refuses by name ("'-':
+	 * standard input is not read here"), not a file in dir. */
+	bool is_stdin = !strcmp(name, "-");
+	size_t n_dir = name[0] == '/' || is_stdin ? 0 : strlen(dir);
 	bool sep = n_dir > 0 && dir[n_dir - 1] != '/';
 	size_t n = n_dir + sep + strlen(name) + 1;
 	char *p = malloc(n);

@@ -22,7 +22,8 @@ bool path_dir_of(const char *path, char *dir, size_t cap);
 char *path_file_folder(const char *path, bool is_regular);
 
 /* `name` as a file in folder `dir` names it: name itself when it is
- * absolute or dir is "" (the working directory), else dir, one '/', name.
+ * absolute, "-" (standard input, refused by name by its readers) or dir
+ * is "" (the working directory), else dir, one '/', name.
  * A new string (the caller frees it), or NULL when out of memory. */
 char *path_in_dir(const char *dir, const char *name);
 

@@ -233,6 +233,15 @@ def case_config_relative_files_errors():
         one_line_error(run("replay", TRACE, "-c", bad_ini, code=2, cwd=here),
                        f"netloom replay: {bad_ini}:2: key 'calibration': unable to open no.json {where % 'no.json'}: "
                        "No such file or directory\n")
+        # "-" is standard input, refused by name, not a file in the folder.
+        write(exp, "bad.ini", "[network]\ntopology = torus:k=4\n[replay]\nplacement = map\nplacement_map = -\n")
+        one_line_error(run("replay", TRACE, "-c", bad_ini, code=2, cwd=here),
+                       f"netloom replay: {bad_ini}:5: key 'placement_map': '-': standard input is not read here; "
+                       "expected a map file's path\n")
+        write(exp, "bad.ini", "[network]\ntopology = graph:file=-,p=1\n")
+        one_line_error(run("run", "-c", bad_ini, *SHORT, code=2, cwd=here),
+                       f"netloom run: {bad_ini}:2: topology 'graph': parameter 'file': '-': standard input is not read "
+                       "here; expected a graph edge list's path\n")
         one_line_error(run("run", "-s", "topology=@nospec.txt", *SHORT, code=2, cwd=here),
                        "netloom run: -s: topology '@nospec.txt': cannot open spec file: No such file or directory\n")
     relative_files(case)

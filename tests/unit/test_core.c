@@ -629,7 +629,7 @@ static void test_path_in_dir(void)
 	CHECK_STR(dir, "");
 	static const char *const joins[][3] = {
 		{"", "x.map", "x.map"}, {"/", "x.map", "/x.map"}, {"d", "x.map", "d/x.map"},
-		{"d/", "x.map", "d/x.map"}, {"d", "/abs/x.map", "/abs/x.map"},
+		{"d/", "x.map", "d/x.map"}, {"d", "/abs/x.map", "/abs/x.map"}, {"/d", "-", "-"}, {"/d", "-x", "/d/-x"},
 	};
 	for (size_t i = 0; i < sizeof joins / sizeof *joins; i++) {
 		char *p = path_in_dir(joins[i][0], joins[i][1]);
