@@ -457,7 +457,9 @@ json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n, bool p
 		json_t *results = json_deep_copy(json_object_get(runs[i].v->doc, "results"));
 		json_object_del(results, "wall_seconds");
 		json_object_set_new(results, "topology", out_json_utf8(runs[i].v->topo->spec));
-		json_object_set_new(results, "routing", out_json_utf8(runs[i].v->routing));
+		/* null on a backend that runs no routing function (analytic). */
+		json_object_set_new(results, "routing",
+				    runs[i].v->routing[0] ? out_json_utf8(runs[i].v->routing) : json_null());
 		json_array_append_new(arr, results);
 	}
 	json_object_set_new(doc, "runs", arr);

@@ -477,11 +477,15 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	s->replay_topo = want_topo ? s->topo : NULL;
 	/* A routing picked for --topology is the family's own: checking it
 	 * against the flit model's VCs would refuse a replay over keys this
-	 * backend does not read (num_vcs = 3 on a torus). */
-	if (ops->ignores_routing && !ro->pick_routing)
-		NL_CHECK(session_check_unrun_routing(s, s->replay_topo, err));
-	else if (want_topo)
+	 * backend does not read (num_vcs = 3 on a torus). A backend that runs
+	 * no routing function records none, picked or set: the title line,
+	 * the JSON and the table name only the routing that ran. */
+	if (ops->ignores_routing) {
+		if (!ro->pick_routing)
+			NL_CHECK(session_check_unrun_routing(s, s->replay_topo, err));
+	} else if (want_topo) {
 		session_replay_routing(s);
+	}
 	/* Under mpirun every rank replays the whole trace (the application
 	 * model is small and cheap; its decisions follow the deliveries,
 	 * which reach every rank), and each runs its share of the network. */

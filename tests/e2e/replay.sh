@@ -157,6 +157,27 @@ expect_eq "picked routing, num_vcs = 3: the same prediction" "$(json "$dir/pv.js
   "$(json "$dir/pc0.json" 'd["results"]["runtime"]["predicted_s"]')"
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 -s num_vcs=3 -s routing_function=dor 2>&1 > /dev/null)
 expect_eq "set routing, num_vcs = 3: refused, not warned" "$? $out" "2 netloom replay: -s: key 'routing_function': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 3"
+# The analytic backend runs no routing function (minimal routes,
+# path_select): '-t torus:k=4' named the dor it picked in the title and
+# the JSON, '-s topology=torus:k=4' or '-s routing_function=min' none.
+# No routing on the analytic backend, however given; the flit one names
+# its routing however given.
+for rt in "-t torus:k=4" "-s topology=torus:k=4" "-t torus:k=4 -s routing_function=min"; do
+  # shellcheck disable=SC2086
+  "$netloom" replay "$dir/pp.nlt" "${net[@]}" -s link_model=links $rt --json "$dir/ra.json" > "$dir/ra.txt" 2>/dev/null || fail "analytic routing ($rt): exit $?"
+  expect_eq "analytic ($rt): no routing in the title" "$(head -1 "$dir/ra.txt")" "netloom replay: $dir/pp.nlt (synthetic-pingpong, 2 ranks) on backend analytic, topology torus:k=4,p=1"
+  expect_eq "analytic ($rt): no routing in the JSON" "$(json "$dir/ra.json" '"routing" in d["results"]["network"]')" False
+  # shellcheck disable=SC2086
+  "$netloom" replay "$dir/pp.nlt" -s backend=flit $rt > "$dir/rf.txt" 2>/dev/null || fail "flit routing ($rt): exit $?"
+  case $rt in *routing_function=min) want="min:select=auto,classes=auto,table=auto" ;; *) want="dor:dateline=1" ;; esac
+  expect_eq "flit ($rt): routing in the title" "$(head -1 "$dir/rf.txt")" "netloom replay: $dir/pp.nlt (synthetic-pingpong, 2 ranks) on backend flit, topology torus:k=4,p=1, routing $want"
+done
+for rt in "" "-s routing_function=min"; do
+  # shellcheck disable=SC2086
+  "$netloom" replay "$dir/pp.nlt" "${net[@]}" -s link_model=links -t torus:k=4 -t fattree:k=4,n=2 $rt --json "$dir/rm.json" > "$dir/rm.txt" 2>/dev/null || fail "analytic, 2 networks ($rt): exit $?"
+  expect_eq "analytic, 2 networks ($rt): table routing" "$(grep -E '^  (torus|fattree):' "$dir/rm.txt" | awk '{print $2}' | tr '\n' ' ')" "- - "
+  expect_eq "analytic, 2 networks ($rt): JSON routing" "$(json "$dir/rm.json" '[r["routing"] for r in d["runs"]]')" "[None, None]"
+done
 
 # 2. Determinism: identical JSON except wall_seconds.
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --json "$dir/pp2.json" > /dev/null || fail "second run"
