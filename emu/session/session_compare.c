@@ -415,6 +415,7 @@ static void cmp_release(struct cmp *c)
 		for (uint32_t k = 0; k < c->sys[i].n_kv; k++) {
 			free(c->sys[i].kv[k].key);
 			free(c->sys[i].kv[k].value);
+			free(c->sys[i].kv[k].given);
 		}
 	}
 	for (uint32_t i = 0; i < c->n_wl; i++) {
@@ -423,6 +424,7 @@ static void cmp_release(struct cmp *c)
 		free(c->wl[i].placement);
 	}
 	free(c->backend);
+	free(c->abs_dir);
 	free(c->preset);
 	free(c->reference);
 	for (uint32_t i = 0; c->runs && i < c->n_runs; i++)
@@ -449,6 +451,8 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	FILE *f;
 	int rc = nl_open_input(study, "study file", &f, err);
 	if (!rc) {
+		struct stat st;
+		c->abs_dir = path_file_folder(study, fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
 		c->src.f = f;
 		c->src.empty_section = cmp_empty_section;
 		c->src.empty_ctx = c;

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/param.h"
+#include "core/path.h"
 #include "core/progress.h"
 #include "layout/layout.h"
 #include "net/net.h"
@@ -125,6 +126,42 @@ static int cmp_sys_key_line(const struct cmp_sys *s, const char *name)
 		if (!strcmp(s->kv[i].key, name))
 			return s->kv[i].line;
 	return s->line;
+}
+
+/* A topology the study sets, as written: the value it resolved to
+ * names its files absolute (cmp_spec_path). */
+static const char *cmp_sys_given(const struct cmp_sys *s, const char *name, const char *value)
+{
+	for (uint32_t i = 0; i < s->n_kv; i++)
+		if (!strcmp(s->kv[i].key, name))
+			return s->kv[i].given ? s->kv[i].given : value;
+	return value;
+}
+
+/* A refusal's file names rewritten as a -c file's are
+ * (config_err_name): each name as written in the study, then where it
+ * was looked for. */
+struct cmp_err_names {
+	const struct cmp *c;
+	char *msg;
+	size_t cap;
+};
+
+static char *cmp_err_name(void *ctx, const char *name)
+{
+	const struct cmp_err_names *x = ctx;
+	char *resolved = name[0] && x->c->abs_dir ? path_in_dir(x->c->abs_dir, name) : NULL, where[1100];
+	snprintf(where, sizeof where, "the study %s", x->c->path);
+	if (resolved)
+		path_err_rename(x->msg, x->cap, name, resolved, where);
+	free(resolved);
+	return strdup(name);
+}
+
+static void cmp_err_names(const struct cmp *c, const char *given, char *msg, size_t cap)
+{
+	struct cmp_err_names x = {c, msg, cap};
+	free(path_spec_files(given, cmp_err_name, &x));
 }
 
 /* "FILE:LINE" of a key the study sets, "FILE" for a default. */
@@ -575,8 +612,11 @@ void cmp_validate(struct cmp *c)
 			cmp_problem(c, "%s:%d: [system %s] key 'topology': unset; expected a topology (e.g. "
 				       "torus:k=4x4), inline or in its config file", c->path, s->line, s->name);
 		} else if (session_bind(sim, &err) < 0 || session_topo(sim, &err) < 0) {
+			const char *given = cmp_sys_given(s, "topology", topo);
+			if (given != topo)
+				cmp_err_names(c, given, err.msg, sizeof err.msg);
 			cmp_problem(c, "%s: [system %s] key 'topology': value '%s': %s",
-				    cmp_at(c, cmp_sys_key_line(s, "topology"), at, sizeof at), s->name, topo, err.msg);
+				    cmp_at(c, cmp_sys_key_line(s, "topology"), at, sizeof at), s->name, given, err.msg);
 		} else {
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);

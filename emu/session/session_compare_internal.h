@@ -24,6 +24,7 @@
 
 struct cmp_kv {
 	char *key, *value;
+	char *given; /* the value as written, when value resolved its file names */
 	int line;
 };
 
@@ -103,6 +104,7 @@ struct cmp_run {
 struct cmp {
 	const char *path;
 	char dir[1024];            /* of the study file: relative paths start here */
+	char *abs_dir;             /* the same folder made absolute; NULL: none (a pipe) */
 	char *backend, *preset, *reference;
 	int backend_line, preset_line, reference_line; /* 0: not in the file (the default) */
 	uint32_t n_seeds;

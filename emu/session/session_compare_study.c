@@ -106,11 +106,14 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 	return true;
 }
 
-/* A path a topology spec names (file=, @FILE), resolved as every path of
- * the study. */
+/* A path a topology spec names (file=, @FILE), from the study's folder
+ * made absolute, as a -c file's are (docs/configuration.md): the spec
+ * the study records (report.json, report.md) then reruns from any
+ * directory. */
 static char *cmp_spec_path(void *ctx, const char *v)
 {
-	return v[0] ? cmp_path(ctx, v) : strdup(v);
+	const struct cmp *c = ctx;
+	return !v[0] ? strdup(v) : c->abs_dir ? path_in_dir(c->abs_dir, v) : cmp_path(c, v);
 }
 
 /* inih's handler: every problem is noted, reading goes on. */
@@ -183,10 +186,12 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		} else if (s->n_kv == CMP_MAX_KEYS) {
 			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, sec, CMP_MAX_KEYS);
 		} else {
-			char *v = cmp_is_file_key(name)	     ? cmp_path(c, value)
-				  : !strcmp(name, "topology") ? path_spec_files(value, cmp_spec_path, c)
-							      : strdup(value);
-			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name), v, line};
+			bool is_topo = !strcmp(name, "topology");
+			char *v = cmp_is_file_key(name) ? cmp_path(c, value)
+				  : is_topo		 ? path_spec_files(value, cmp_spec_path, c)
+							 : strdup(value);
+			char *given = is_topo && v && strcmp(v, value) ? strdup(value) : NULL;
+			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name), v, given, line};
 		}
 		return 1;
 	}

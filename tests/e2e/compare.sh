@@ -495,6 +495,25 @@ expect_eq "edited topology file: executed" "$(topo_run edited "$dir/topo")" "[1,
 expect_eq "edited topology file: endpoints and cables" "$(json "$dir/topo/out/report.json" '[d["systems"][0]["endpoints"], d["systems"][0]["cables"]["terminal_cables"]]')" "[10, 10]"
 cost_now=$("$netloom" cost "anynet:file=$dir/topo/ring.anynet" --layout rule --json - 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["cost_usd"]["total"])')
 expect_eq "edited topology file: cost as netloom cost" "$(json "$dir/topo/out/report.json" 'd["systems"][0]["cost_usd"]')" "$cost_now"
+# A topology's files as written: run from another directory, a study's
+# refusal quoted the value as the study resolved it ("value
+# '@../st/nets/ring.txt': topology '@../st/nets/ring.txt': cannot open
+# spec file") and report.json / report.md recorded '@../st/nets/ring.txt',
+# which reruns from that directory alone. Now the refusal names the value
+# as written and where it was looked for, as a -c file's does, and the
+# report records the name made absolute.
+mkdir -p "$dir/st/nets" "$dir/away"
+rdir=$(realpath "$dir") # the study's folder as realpath names it
+echo "anynet:file=ring.anynet" > "$dir/st/nets/ring.txt"
+cp "$dir/topo/ring.anynet" "$dir/st/nets/"
+printf '[system a]\ntopology = @nets/ring.txt\n[workload w]\ntrace = %s\n' "$s/lammps-lj-2.nlt" > "$dir/st/ok.ini"
+printf '[system b]\ntopology = @nets/nosuch.txt\n[system g]\ntopology = graph:file=no.edges,p=1\n[workload w]\ntrace = %s\n' "$s/lammps-lj-2.nlt" > "$dir/st/bad.ini"
+out=$(cd "$dir/away" && "$nl_abs" compare ../st/bad.ini -o out 2>&1 > /dev/null); rc=$?
+expect_eq "topology as written: refusal" "$rc:$out" "2:netloom compare: ../st/bad.ini:2: [system b] key 'topology': value '@nets/nosuch.txt': topology '@nets/nosuch.txt' (resolved to $rdir/st/nets/nosuch.txt, relative to the study ../st/bad.ini): cannot open spec file: No such file or directory
+netloom compare: ../st/bad.ini:4: [system g] key 'topology': value 'graph:file=no.edges,p=1': topology 'graph': parameter 'file': cannot open 'no.edges' (resolved to $rdir/st/no.edges, relative to the study ../st/bad.ini): No such file or directory"
+(cd "$dir/away" && "$nl_abs" compare ../st/ok.ini -o out > /dev/null 2>&1) || fail "topology as written: run from another directory: exit $?"
+expect_eq "topology as written: report.json records it absolute" "$(json "$dir/away/out/report.json" '[x["topology"] for x in d["systems"]]')" "['@$rdir/st/nets/ring.txt']"
+grep -qF "| a | \`@$rdir/st/nets/ring.txt\` |" "$dir/away/out/report.md" || fail "topology as written: report.md: $(grep '^| a |' "$dir/away/out/report.md")"
 # A relative placement_map from another directory: the same file, cached.
 (cd "$dir/rel" && "$nl_abs" compare map.ini -o "$dir/rel/out" > /dev/null) || fail "relative map from its directory: exit $?"
 expect_eq "relative map from another directory: cached" "$(json "$dir/rel/out/report.json" 'd["execution"]["cached_runs"]')" 1
