@@ -58,15 +58,27 @@ char *path_in_dir(const char *dir, const char *name)
 	return p;
 }
 
+/* The name fn gave for `path` as a spec can hold it: a parameter's value,
+ * or a spec file's inside a wrapper's parentheses, ends at a comma, so a
+ * resolved name with one (a folder "a,b") cannot be written there; the
+ * name stays as written, read from the working directory as before
+ * names were resolved (run from inside "a,b", it still works). */
+static const char *path_spec_name(const char *path, const char *r, bool in_list)
+{
+	return in_list && strchr(r, ',') ? path : r;
+}
+
 /* One spec (len bytes at spec) into out, its files through fn: the
  * grammar of param_parse, "name[(inner)][:k=v,...]", values without
- * commas; anything else is copied as it is. */
-static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(void *, const char *), void *ctx)
+ * commas; anything else is copied as it is. `nested`: inside a
+ * wrapper's parentheses. */
+static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(void *, const char *), void *ctx,
+			   bool nested)
 {
 	if (len && spec[0] == '@') {
 		char *path = strndup(spec + 1, len - 1), *r = path ? fn(ctx, path) : NULL;
 		if (r)
-			fprintf(out, "@%s", r);
+			fprintf(out, "@%s", path_spec_name(path, r, nested));
 		free(path);
 		free(r);
 		return r != NULL;
@@ -88,7 +100,7 @@ static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(
 			return true;
 		}
 		fputc('(', out);
-		if (!path_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx))
+		if (!path_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx, true))
 			return false;
 		fputc(')', out);
 		p = q + 1;
@@ -104,7 +116,7 @@ static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(
 		if (n > 5 && !strncmp(item, "file=", 5)) {
 			char *path = strndup(item + 5, n - 5), *r = path ? fn(ctx, path) : NULL;
 			if (r)
-				fprintf(out, "file=%s", r);
+				fprintf(out, "file=%s", path_spec_name(path, r, true));
 			free(path);
 			free(r);
 			if (!r)
@@ -127,7 +139,7 @@ char *path_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	bool ok = path_spec_walk(spec, strlen(spec), f, fn, ctx);
+	bool ok = path_spec_walk(spec, strlen(spec), f, fn, ctx, false);
 	if (fclose(f) != 0 || !ok) {
 		free(buf);
 		return NULL;

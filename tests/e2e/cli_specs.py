@@ -211,6 +211,27 @@ def case_config_dump_cwd_names():
     relative_files(case)
 
 
+def case_config_comma_folder():
+    """A folder whose path holds a comma ("a,b"): a resolved name there
+    cannot be written as a spec's file= nor as a spec file inside a
+    wrapper's parentheses (a value ends at a comma), so such a name stays
+    as written, the working directory's, as before names were resolved.
+    Resolving it broke the run even from inside the folder: "topology
+    'graph': expected key=value, got 'b/ring.edges'"."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ab = os.path.join(tmp, "a,b")
+        os.mkdir(ab)
+        write(ab, "ring.edges", "0 1\n1 2\n2 0\n")
+        write(ab, "spec.txt", "graph:file=ring.edges,p=1\n")
+        write(ab, "x.ini", "[network]\ntopology = graph:file=ring.edges,p=1\n")
+        write(ab, "y.ini", "[network]\ntopology = p2(@spec.txt):trials=1\n")
+        for ini in ("x.ini", "y.ini"):
+            doc = json.loads(run("run", "-c", ini, *SHORT, "--json", "-", cwd=ab).stdout)
+            eq(f"run -c {ini} inside 'a,b': the 3-ring", doc["topology"]["routers"], 3)
+        doc = json.loads(run("run", "-s", "topology=@spec.txt", *SHORT, "--json", "-", cwd=ab).stdout)
+        eq("run -s topology=@spec.txt inside 'a,b': the 3-ring", doc["topology"]["routers"], 3)
+
+
 def case_config_relative_files_errors():
     """A -c file's name that cannot be read is named as written and where
     it was looked for, in one line (it named only the name as written)."""
