@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "test.h"
+#include "two_triangles.h"
 #include "topo/topo.h"
 #include "topo/topo_hyperx.h"
 #include "topo/topo_permuted.h"
@@ -432,31 +433,14 @@ static void test_sampled_closed_diameter(void)
 	topo_free(t);
 }
 
-/* Two disjoint triangles. No registered family builds a disconnected
- * graph (the graph family refuses one), so a test-local family does. */
-static int two_triangles_build(struct topo *t, struct nl_err *err)
-{
-	NL_CHECK(topo_alloc(t, 6, NULL, 2, 0, err));
-	for (uint32_t b = 0; b < 6; b += 3)
-		for (uint32_t i = 0; i < 3; i++)
-			topo_connect(t, b + i, 0, b + (i + 1) % 3, 1);
-	return 0;
-}
-
 static void test_disconnected(void)
 {
-	static const struct param_def none[] = {{NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
-	static const struct topo_ops ops = {
-		.name = "two_triangles", .help = "test", .params = none, .build = two_triangles_build,
-	};
-	struct topo *t = calloc(1, sizeof *t);
+	struct topo *t = NULL;
 	struct nl_err e = {0};
 	struct analyze_graph g;
 	struct analyze_dist d;
 	struct analyze_faults f;
-	t->ops = &ops;
-	t->spec = strdup("two_triangles");
-	CHECK_OK(two_triangles_build(t, &e), &e);
+	CHECK_OK(two_triangles_new(&t, &e), &e);
 	CHECK_OK(analyze_graph_init(&g, t, &e), &e);
 	CHECK_OK(analyze_distances(t, &g, NULL, &d, &e), &e);
 	CHECK(!d.is_connected);

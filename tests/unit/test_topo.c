@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "topo/topo.h"
 #include "test.h"
+#include "two_triangles.h"
 
 /* Registry conformance: each family's example spec builds a connected graph
  * with paired ports, and its closed-form distance agrees with BFS. Every
@@ -119,32 +120,15 @@ static void test_registry_conformance(void)
 	}
 }
 
-/* Two disjoint triangles: no registered family builds a disconnected
- * graph (graph refuses one), so a test-local family does. */
-static int two_triangles_build(struct topo *t, struct nl_err *err)
-{
-	NL_CHECK(topo_alloc(t, 6, NULL, 2, 0, err));
-	for (uint32_t b = 0; b < 6; b += 3)
-		for (uint32_t i = 0; i < 3; i++)
-			topo_connect(t, b + i, 0, b + (i + 1) % 3, 1);
-	return 0;
-}
-
 /* Disconnected: topo_diameter and topo_hop_table say UINT32_MAX, the
  * unreachable pairs read sat, and a search misses routers. */
 static void test_bfs64_disconnected(void)
 {
-	static const struct param_def none[] = {{NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
-	static const struct topo_ops ops = {
-		.name = "two_triangles", .help = "test", .params = none, .build = two_triangles_build,
-	};
-	struct topo *t = calloc(1, sizeof *t);
+	struct topo *t = NULL;
 	struct nl_err e = {0};
 	uint8_t table[36];
 	uint32_t diameter = 0;
-	t->ops = &ops;
-	t->spec = strdup("two_triangles");
-	CHECK_OK(two_triangles_build(t, &e), &e);
+	CHECK_OK(two_triangles_new(&t, &e), &e);
 	CHECK_OK(topo_diameter(t, &diameter, &e), &e);
 	CHECK_UINT(diameter, ==, UINT32_MAX);
 	diameter = 0;
