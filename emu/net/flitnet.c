@@ -1908,6 +1908,11 @@ static int fl_run_one_process(struct flitnet *n, uint64_t cycle, struct nl_err *
 	const double speedup = n->rc.internal_speedup;
 	const bool sleep = skip_idle && speedup == floor(speedup);
 	while (n->now < cycle) {
+		/* The sleepers' earliest wake-up, refreshed once a cycle: both
+		 * fl_next_work and the wake-up below then read the cache (a
+		 * wake-up last cycle left it stale, and each rescanned it). */
+		if (n->n_parts > 1)
+			(void)fl_wake_min(n);
 		uint64_t next = fl_next_work(n);
 		if (next > n->now) {
 			fl_jump(n, next < cycle ? next : cycle);
