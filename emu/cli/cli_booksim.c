@@ -39,7 +39,7 @@ static const char *const bs_inert[][2] = {
 static const char *const bs_cosmetic[] = {
 	"print_activity", "print_csv_results", "deadlock_warn_timeout", "watch_file", "watch_flits",
 	"watch_packets", "watch_transactions", "watch_out", "stats_out", "viewer_trace", "sim_power",
-	"power_output_file", "tech_file", "channel_sweep", "channel_width", "network_file", "stats_out", NULL,
+	"power_output_file", "tech_file", "channel_sweep", "channel_width", "network_file", NULL,
 };
 
 /* Keys booksim_config.cpp defines that no BookSim2 code reads (commit
@@ -433,6 +433,53 @@ static const char *bs_peek(const struct bs_file *bf, const char *key, const char
 	return dflt;
 }
 
+/* BookSim's outputs besides its results, which the conversion drops
+ * (bs_cosmetic) because they change no result: what the file asked for
+ * and where netloom gives the nearest thing, in the INI's closing comment,
+ * so one who converts a file that wrote statistics or power is told
+ * rather than left looking for them. Each key's "off" value is
+ * booksim_config.cpp's default (commit 28f43299); watch_out alone writes
+ * nothing (BookSim's own example configs set `watch_out = -`), so the
+ * tracing note keys on what is watched. */
+static void bs_note_outputs(FILE *out, const struct bs_file *bf)
+{
+	static const struct {
+		const char *key, *off, *note;
+	} outputs[] = {
+		{"stats_out", "", "BookSim's statistics file; netloom's: 'netloom run --json FILE' (or --csv)"},
+		{"print_csv_results", "0", "netloom: 'netloom run --csv'"},
+		{"print_activity", "0",
+		 "BookSim's per-router activity; netloom: per-channel use in 'netloom run --json FILE' (channels)"},
+		{"watch_file", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
+		{"watch_flits", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
+		{"watch_packets", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
+		{"watch_transactions", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
+		{"viewer_trace", "0", "BookSim's trace for its viewer; netloom writes none"},
+		{"sim_power", "0",
+		 "BookSim's router and channel power model (Orion) is not modelled; 'netloom cost' estimates a "
+		 "system's power (docs/procurement.md)"},
+		{"deadlock_warn_timeout", "256",
+		 "BookSim's deadlock warning; netloom's deadlock check: [simulation] watchdog_cycles"},
+	};
+	bool first = true;
+	for (int i = 0; i < bf->n; i++) {
+		const struct bs_kv *kv = &bf->kv[i];
+		for (size_t j = 0; j < sizeof outputs / sizeof *outputs; j++) {
+			if (strcmp(kv->key, outputs[j].key))
+				continue;
+			const char *off = outputs[j].off;
+			/* Integers as BookSim's GetInt reads them: "00" is 0. */
+			bool is_off = off[0] ? strtol(kv->val, NULL, 10) == strtol(off, NULL, 10) : !kv->val[0];
+			if (is_off)
+				continue;
+			if (first)
+				fprintf(out, "\n; BookSim's outputs this file asks for, not written by netloom:\n");
+			first = false;
+			fprintf(out, "; %s = %s: %s.\n", kv->key, kv->val, outputs[j].note);
+		}
+	}
+}
+
 /* Whether key is one that only BookSim's shared buffer policies read. */
 static bool bs_is_shared_buffer_key(const char *key)
 {
@@ -535,6 +582,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	bs_write_router(out, warn, path, bf, &unmapped);
 	bs_write_traffic(out, warn, path, bf, &cv, &unmapped);
 	bs_write_simulation(out, warn, path, bf, &unmapped);
+	bs_note_outputs(out, bf);
 	bs_sweep_leftovers(warn, path, bf, &unmapped);
 	return unmapped;
 }

@@ -745,6 +745,28 @@ def case_unknown_keys():
             rc, text, named = convert(bs)
             eq(f"{kv} (no effect on BookSim's results): converts silently", (rc, named), (0, {}))
             runs(bs, text, tmp)
+        # BookSim's outputs besides its results: dropped silently (exit 0,
+        # nothing named), but the INI's closing comment says what the
+        # file asked for and netloom's nearest; at BookSim's "off" value
+        # (watch_out = - alone watches nothing) no comment.
+        for kv, want in (("stats_out = s.m", "; stats_out = s.m: BookSim's statistics file; netloom's: "
+                          "'netloom run --json FILE' (or --csv)."),
+                         ("sim_power = 1", "; sim_power = 1: BookSim's router and channel power model"),
+                         ("watch_packets = {3,4}", "; watch_packets = {3,4}: BookSim's flit and packet tracing"),
+                         ("deadlock_warn_timeout = 1000", "; deadlock_warn_timeout = 1000: BookSim's deadlock "
+                          "warning; netloom's deadlock check: [simulation] watchdog_cycles."),
+                         ("watch_out = -", None), ("sim_power = 0", None), ("print_csv_results = 00", None),
+                         ("deadlock_warn_timeout = 256", None)):
+            bs = write_cfg(tmp, "o.cfg", base + f"{kv};\n")
+            rc, text, named = convert(bs)
+            eq(f"{kv} (an output): converts silently", (rc, named), (0, {}))
+            notes = [ln for ln in text.splitlines() if ln.startswith("; ") and "BookSim's outputs" not in ln
+                     and kv.split()[0] in ln]
+            if want:
+                check(f"{kv}: the INI names it: {notes!r}", len(notes) == 1 and notes[0].startswith(want))
+            else:
+                eq(f"{kv} (BookSim's off): no note", notes, [])
+            runs(bs, text, tmp)
         # burst_* only with injection_process = on_off, the buffer keys
         # only with a shared buffer_policy: ignored otherwise, whatever the
         # value; with those the key is named as well.
