@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	double t0 = nl_wall_seconds();
-	if (layout_place_anneal(&lo, m, iters, 1, 1, &e) < 0 || layout_summarise(&lo, m, 0, &s, &e) < 0) {
+	if (layout_place_anneal(&lo, m, iters, 1, 1, 1, &e) < 0 || layout_summarise(&lo, m, 0, &s, &e) < 0) {
 		fprintf(stderr, "bench_layout: %s\n", e.msg);
 		return 1;
 	}

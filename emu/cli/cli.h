@@ -369,6 +369,7 @@ struct cli_layout_opts {
 	uint64_t iterations;   /* annealing moves per trial */
 	uint32_t trials;       /* annealing trials */
 	uint64_t seed;
+	uint32_t threads;      /* threads running the trials, 0 = one per processor */
 	const char *pack;      /* packaging rule name, NULL = the family's */
 	uint32_t per_cabinet;  /* canonical rule, 0 = default */
 	uint32_t radix;        /* router part radix, 0 = largest */
@@ -377,11 +378,12 @@ struct cli_layout_opts {
 
 /* getopt_long codes of the shared options, and their table entries. */
 enum { CLI_LO_PRESET = 1000, CLI_LO_LAYOUT, CLI_LO_ITER, CLI_LO_TRIALS, CLI_LO_SEED, CLI_LO_PACK, CLI_LO_PERCAB,
-       CLI_LO_RADIX };
+       CLI_LO_RADIX, CLI_LO_THREADS };
 #define CLI_LAYOUT_LONGOPTS                                                                                   \
 	{"preset", required_argument, NULL, CLI_LO_PRESET}, {"layout", required_argument, NULL, CLI_LO_LAYOUT}, \
 		{"iterations", required_argument, NULL, CLI_LO_ITER},                                         \
 		{"trials", required_argument, NULL, CLI_LO_TRIALS}, {"seed", required_argument, NULL, CLI_LO_SEED}, \
+		{"threads", required_argument, NULL, CLI_LO_THREADS},                                         \
 		{"pack", required_argument, NULL, CLI_LO_PACK},                                               \
 		{"per-cabinet", required_argument, NULL, CLI_LO_PERCAB},                                      \
 		{"radix", required_argument, NULL, CLI_LO_RADIX}

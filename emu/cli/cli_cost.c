@@ -34,8 +34,11 @@ static const char cost_usage[] =
 	"                    else annealing), rule, or anneal\n"
 	"  --iterations N    annealing moves per trial (default 1000000; seed 003: 10^8)\n"
 	"  --trials N        annealing trials, shortest kept (default 5, as seed 003)\n"
-	"  --seed N          annealing seed (default 1); these three are refused\n"
-	"                    where nothing is annealed (rule, or auto on an own order)\n"
+	"  --seed N          annealing seed (default 1)\n"
+	"  --threads N       threads running the trials side by side, 0..1024 (default\n"
+	"                    0: one per processor, at most one per trial; the same\n"
+	"                    results for any N); these four are refused where nothing\n"
+	"                    is annealed (rule, or auto on an own order)\n"
 	"  --pack R          packaging rule by name (default: the family's own);\n"
 	"                    canonical = routers in id order, --per-cabinet per cabinet\n"
 	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64);\n"
@@ -84,6 +87,11 @@ int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char
 		if (cli_parse_u64(cmd, "--seed", arg, 0, CLI_SEED_MAX, &o->seed))
 			return -CLI_USAGE;
 		return 1;
+	case CLI_LO_THREADS:
+		if (cli_parse_u64(cmd, "--threads", arg, 0, 1024, &v))
+			return -CLI_USAGE;
+		o->threads = (uint32_t)v;
+		return 1;
 	case CLI_LO_PACK:
 		o->pack = arg;
 		return 1;
@@ -111,14 +119,17 @@ static bool cli_layout_seen(const struct cli_layout_opts *o, int code)
 	return false;
 }
 
-/* The first annealing option given (--iterations, --trials, --seed), or
- * NULL. */
+/* The first annealing option given (--iterations, --trials, --seed,
+ * --threads), or NULL. */
 static const char *cli_layout_anneal_opt(const struct cli_layout_opts *o)
 {
 	static const struct {
 		int code;
 		const char *opt;
-	} anneal[] = {{CLI_LO_ITER, "--iterations"}, {CLI_LO_TRIALS, "--trials"}, {CLI_LO_SEED, "--seed"}};
+	} anneal[] = {{CLI_LO_ITER, "--iterations"},
+		      {CLI_LO_TRIALS, "--trials"},
+		      {CLI_LO_SEED, "--seed"},
+		      {CLI_LO_THREADS, "--threads"}};
 	for (size_t i = 0; i < sizeof anneal / sizeof *anneal; i++)
 		if (cli_layout_seen(o, anneal[i].code))
 			return anneal[i].opt;
@@ -203,7 +214,7 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct t
 		struct progress pg;
 		progress_init(&pg, "annealing");
 		lo->progress = pg.enabled ? &pg : NULL;
-		rc = layout_place_anneal(lo, *m, o->iterations, o->trials, o->seed, err);
+		rc = layout_place_anneal(lo, *m, o->iterations, o->trials, o->seed, o->threads, err);
 		lo->progress = NULL;
 		progress_done(&pg);
 	} else {

@@ -8,12 +8,18 @@
  * included): overheads and intra-cabinet cables do not
  * depend on the placement. It is read from a sparse cabinet graph built
  * in sorted order, so it depends only on the cabinet-pair link counts.
+ * The trials run on up to T threads, each with its own working arrays and
+ * random stream: the result is the same bytes for every T.
  */
 #include "layout/layout.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/progress.h"
@@ -228,26 +234,75 @@ static struct floor_cost floor_objective(const struct floor_sa *sa, uint32_t C)
 	return s;
 }
 
+/* The trials of one annealing, shared by the threads that run them. The
+ * floor graph and the budget are read-only; a thread takes the next trial
+ * from `next` (the trials run in any order on any thread: each reads only
+ * its own stream, and the shortest is chosen by (length, trial) at the
+ * end). Moves done count in steps of 2^16 (floor_tick) for the progress
+ * line, which only the caller's thread draws. */
+struct floor_job {
+	const struct floor_graph *fg;
+	uint32_t C, cells, cols;
+	double wx, wy;             /* metres per column / row */
+	uint64_t iters, seed;      /* moves per trial; the streams' seed */
+	uint32_t trials, n_threads;
+	_Atomic uint32_t next;     /* the next trial to start */
+	_Atomic uint64_t moves;    /* moves done over all trials */
+	_Atomic uint32_t done;     /* trials finished */
+	struct progress *pg;       /* NULL = silent; the caller's thread only */
+	pthread_mutex_t mu;        /* guards running; cv signals its changes */
+	pthread_cond_t cv;
+	uint32_t running;          /* helper threads started and not finished */
+};
+
+/* One thread's share: its working arrays and the best of its trials. */
+struct floor_run {
+	struct floor_job *job;
+	struct floor_sa sa;
+	uint32_t *best;      /* [C] the running trial's best placement */
+	uint32_t *keep;      /* [C] the shortest of this thread's trials */
+	double keep_m;       /* its length, INFINITY before the first */
+	uint32_t keep_trial;
+	bool is_caller;      /* runs on the caller's thread: draws progress */
+	pthread_t thread;
+};
+
+static void floor_progress(const struct floor_job *job, uint32_t tr, uint64_t it)
+{
+	char detail[96];
+	uint64_t moves = atomic_load_explicit(&job->moves, memory_order_relaxed);
+	double all = (double)job->iters * (double)job->trials;
+	if (job->n_threads == 1)
+		snprintf(detail, sizeof detail, "trial %u/%u, move %llu/%llu", tr + 1, job->trials,
+			 (unsigned long long)it, (unsigned long long)job->iters);
+	else
+		snprintf(detail, sizeof detail, "%u/%u trials done, %u threads",
+			 atomic_load_explicit(&job->done, memory_order_relaxed), job->trials, job->n_threads);
+	progress_update(job->pg, all > 0 ? (double)moves / all : -1.0, detail);
+}
+
+/* Where a long annealing is (10^8 moves x 5 trials take minutes): every
+ * 2^16 moves of trial tr, at move it. */
+static void floor_tick(const struct floor_run *r, uint32_t tr, uint64_t it)
+{
+	atomic_fetch_add_explicit(&r->job->moves, 0x10000, memory_order_relaxed);
+	if (r->is_caller && r->job->pg)
+		floor_progress(r->job, tr, it);
+}
+
 /* One annealing run from the row-major start; leaves the best placement
- * seen in best[] and returns its length in metres (exact: integer step
+ * seen in r->best and returns its length in metres (exact: integer step
  * counts). Temperature falls geometrically from t0 (the mean uphill move
  * of a random sample) to t0 / 10^4 (the classic schedule of Connolly's QAP
  * annealing, seed 003 ref. [33], in a simple form). The best placement is
  * copied only when the run leaves a new best for an uphill move (or ends),
  * so a descent costs one copy, not one per step. */
-/* Where a long annealing is (10^8 moves x 5 trials take minutes): trial
- * tr of n, move it of iters; checked every 2^16 moves. */
-static void floor_progress(struct progress *pg, uint32_t tr, uint32_t n, uint64_t it, uint64_t iters)
+static double floor_anneal_one(struct floor_run *r, struct rng *rng, uint32_t tr)
 {
-	char detail[96];
-	snprintf(detail, sizeof detail, "trial %u/%u, move %llu/%llu", tr + 1, n, (unsigned long long)it,
-		 (unsigned long long)iters);
-	progress_update(pg, ((double)tr + (double)it / (double)iters) / (double)n, detail);
-}
-
-static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, uint64_t iters, struct rng *rng,
-			       uint32_t *best, struct progress *pg, uint32_t tr, uint32_t trials)
-{
+	const struct floor_job *job = r->job;
+	struct floor_sa *sa = &r->sa;
+	uint32_t C = job->C, cells = job->cells, *best = r->best;
+	uint64_t iters = job->iters;
 	for (uint32_t u = 0; u < cells; u++)
 		sa->occ[u] = u < C ? u : LAYOUT_NONE;
 	for (uint32_t a = 0; a < C; a++)
@@ -272,8 +327,8 @@ static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, 
 	double t0 = n_up ? up / n_up : 1.0, temp = t0;
 	double cool = pow(1e-4, 1.0 / (double)iters);
 	for (uint64_t it = 0; it < iters; it++, temp *= cool) {
-		if (pg && (it & 0xffff) == 0)
-			floor_progress(pg, tr, trials, it, iters);
+		if ((it & 0xffff) == 0 && it)
+			floor_tick(r, tr, it);
 		uint32_t u = (uint32_t)rng_below(rng, cells), v = (uint32_t)rng_below(rng, cells);
 		if (u == v || (sa->occ[u] == LAYOUT_NONE && sa->occ[v] == LAYOUT_NONE))
 			continue;
@@ -299,61 +354,186 @@ static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, 
 	return best_m;
 }
 
+/* Run trials from the job until none is left, keeping the shortest in
+ * r->keep. A thread takes its trials in increasing order (`next` only
+ * grows), so a strict < keeps the earliest of equal lengths. */
+static void floor_run_trials(struct floor_run *r)
+{
+	struct floor_job *job = r->job;
+	for (;;) {
+		uint32_t tr = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+		if (tr >= job->trials)
+			return;
+		struct rng rng;
+		rng_init(&rng, job->seed, RNG_CLASS_PLACEMENT, tr);
+		double m = floor_anneal_one(r, &rng, tr);
+		/* The moves of the trial not yet counted by floor_tick (ticks
+		 * at moves 2^16, 2 x 2^16, ... below iters). */
+		uint64_t ticked = job->iters ? ((job->iters - 1) >> 16) << 16 : 0;
+		if (job->cells < 2)
+			ticked = 0;
+		atomic_fetch_add_explicit(&job->moves, job->iters - ticked, memory_order_relaxed);
+		atomic_fetch_add_explicit(&job->done, 1, memory_order_relaxed);
+		if (m < r->keep_m) {
+			uint32_t *k = r->keep;
+			r->keep = r->best;
+			r->best = k;
+			r->keep_m = m;
+			r->keep_trial = tr;
+		}
+	}
+}
+
+static void *floor_thread_main(void *arg)
+{
+	struct floor_run *r = arg;
+	floor_run_trials(r);
+	pthread_mutex_lock(&r->job->mu);
+	r->job->running--;
+	pthread_cond_signal(&r->job->cv);
+	pthread_mutex_unlock(&r->job->mu);
+	return NULL;
+}
+
+static void floor_run_release(struct floor_run *r)
+{
+	free(r->sa.pos);
+	free(r->sa.xy);
+	free(r->sa.occ);
+	free(r->best);
+	free(r->keep);
+}
+
+/* r's working arrays; false (nothing left allocated) when out of memory. */
+static bool floor_run_init(struct floor_run *r, struct floor_job *job)
+{
+	size_t c = job->C ? job->C : 1;
+	*r = (struct floor_run){.job = job, .keep_m = INFINITY};
+	r->sa = (struct floor_sa){.fg = job->fg, .cols = job->cols, .wx = job->wx, .wy = job->wy};
+	r->sa.pos = malloc(c * sizeof *r->sa.pos);
+	r->sa.xy = malloc(c * sizeof *r->sa.xy);
+	r->sa.occ = malloc((size_t)job->cells * sizeof *r->sa.occ);
+	r->best = malloc(c * sizeof *r->best);
+	r->keep = malloc(c * sizeof *r->keep);
+	if (r->sa.pos && r->sa.xy && r->sa.occ && r->best && r->keep)
+		return true;
+	floor_run_release(r);
+	return false;
+}
+
+/* threads 0: one per online processor; never more than trials. */
+static uint32_t floor_threads(uint32_t threads, uint32_t trials)
+{
+	if (threads == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = cpus > 0 ? (cpus < (long)trials ? (uint32_t)cpus : trials) : 1;
+	}
+	return threads < trials ? threads : trials;
+}
+
+/* Wait for the helper threads, drawing the progress meanwhile (the
+ * caller's own trials are done), then join them. A quarter second
+ * between draws: progress_update redraws at most every 0.2 s. */
+static void floor_wait(struct floor_job *job, struct floor_run *run, uint32_t n_started)
+{
+	pthread_mutex_lock(&job->mu);
+	while (job->running && job->pg) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&job->cv, &job->mu, &ts);
+		pthread_mutex_unlock(&job->mu);
+		floor_progress(job, 0, 0);
+		pthread_mutex_lock(&job->mu);
+	}
+	pthread_mutex_unlock(&job->mu);
+	for (uint32_t i = 1; i <= n_started; i++)
+		pthread_join(run[i].thread, NULL);
+}
+
 int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,
-			uint64_t seed, struct nl_err *err)
+			uint64_t seed, uint32_t threads, struct nl_err *err)
 {
 	struct floor_graph fg = {0};
-	struct floor_sa sa = {0};
-	uint32_t C = lo->n_cabinets, rows, cols, *best = NULL, *pos_best = NULL;
+	struct floor_run *run = NULL;
+	uint32_t C = lo->n_cabinets, rows, cols, n_runs = 0, n_started = 0;
 	int rc;
 
 	if (trials == 0)
 		return nl_errf(err, NL_ECONFIG, "--trials: value 0: expected at least 1 annealing trial");
 	NL_CHECK(floor_graph_build(lo, &fg, err));
 	floor_grid(C, &rows, &cols);
-	uint32_t cells = rows * cols;
-	sa.fg = &fg;
-	sa.cols = cols;
-	sa.wx = m->cab_width_m;
-	sa.wy = m->cab_depth_m;
-	sa.pos = malloc((size_t)(C ? C : 1) * sizeof *sa.pos);
-	sa.xy = malloc((size_t)(C ? C : 1) * sizeof *sa.xy);
-	sa.occ = malloc((size_t)cells * sizeof *sa.occ);
-	best = malloc((size_t)(C ? C : 1) * sizeof *best);
-	pos_best = malloc((size_t)(C ? C : 1) * sizeof *pos_best);
-	if (!sa.pos || !sa.xy || !sa.occ || !best || !pos_best) {
+	struct floor_job job = {
+		.fg = &fg,
+		.C = C,
+		.cells = rows * cols,
+		.cols = cols,
+		.wx = m->cab_width_m,
+		.wy = m->cab_depth_m,
+		.iters = iterations,
+		.seed = seed,
+		.trials = trials,
+		.pg = lo->progress,
+	};
+	atomic_init(&job.next, 0);
+	atomic_init(&job.moves, 0);
+	atomic_init(&job.done, 0);
+	pthread_mutex_init(&job.mu, NULL);
+	pthread_cond_init(&job.cv, NULL);
+	uint32_t want = floor_threads(threads, trials);
+	run = calloc(want, sizeof *run);
+	if (!run || !floor_run_init(&run[0], &job)) {
 		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
 		goto out;
 	}
-	double best_obj = INFINITY;
-	uint32_t best_trial = 0;
-	for (uint32_t tr = 0; tr < trials; tr++) {
-		struct rng rng;
-		rng_init(&rng, seed, RNG_CLASS_PLACEMENT, tr);
-		double obj = floor_anneal_one(&sa, C, cells, iterations, &rng, best, lo->progress, tr, trials);
-		if (obj < best_obj) {
-			best_obj = obj;
-			best_trial = tr;
-			memcpy(pos_best, best, (size_t)C * sizeof *pos_best);
+	run[0].is_caller = true;
+	/* Fewer threads when memory or a thread runs short: the trials and
+	 * their results do not depend on how many run them. */
+	for (n_runs = 1; n_runs < want && floor_run_init(&run[n_runs], &job); n_runs++)
+		;
+	for (uint32_t i = 1; i < n_runs; i++) {
+		pthread_mutex_lock(&job.mu);
+		job.running++;
+		pthread_mutex_unlock(&job.mu);
+		if (pthread_create(&run[i].thread, NULL, floor_thread_main, &run[i])) {
+			pthread_mutex_lock(&job.mu);
+			job.running--;
+			pthread_mutex_unlock(&job.mu);
+			break;
 		}
+		n_started++;
 	}
+	job.n_threads = n_started + 1; /* read by the caller's thread alone (floor_progress) */
+	floor_run_trials(&run[0]);
+	floor_wait(&job, run, n_started);
+
+	/* The shortest trial, the earliest on ties, as one thread running
+	 * them in order keeps it. A run that got no trial keeps INFINITY. */
+	struct floor_run *win = &run[0];
+	for (uint32_t i = 1; i <= n_started; i++)
+		if (run[i].keep_m < win->keep_m || (run[i].keep_m == win->keep_m && run[i].keep_trial < win->keep_trial))
+			win = &run[i];
 	free(lo->cell);
-	lo->cell = pos_best;
-	pos_best = NULL;
+	lo->cell = win->keep;
+	win->keep = NULL;
 	lo->rows = rows;
 	lo->cols = cols;
 	lo->is_annealed = true;
 	lo->iterations = iterations;
 	lo->trials = trials;
 	lo->seed = seed;
-	lo->best_trial = best_trial;
+	lo->best_trial = win->keep_trial;
 	rc = 0;
 out:
-	free(sa.pos);
-	free(sa.xy);
-	free(sa.occ);
-	free(best);
-	free(pos_best);
+	for (uint32_t i = 0; i < n_runs; i++)
+		floor_run_release(&run[i]);
+	free(run);
+	pthread_mutex_destroy(&job.mu);
+	pthread_cond_destroy(&job.cv);
 	floor_graph_release(&fg);
 	return rc;
 }

@@ -166,9 +166,14 @@ int layout_place_rule(struct layout *lo, struct nl_err *err);
  * The objective depends only on the number of links between each pair of
  * cabinets, so two topologies with the same cabinet-pair link counts (a
  * topology and its P1/P2/P3 permutation) get the same placement. The model
- * gives the cabinet pitch. */
+ * gives the cabinet pitch. The trials run on `threads` threads (the
+ * caller's among them; 0 = one per online processor; at most `trials`),
+ * fewer when memory or a thread cannot be had: the placement, its length
+ * and best_trial are the same for every count. lo->progress, if set, is
+ * drawn from the caller's thread only. NL_ENOMEM when even one thread's
+ * arrays cannot be allocated (lo unchanged). */
 int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,
-			uint64_t seed, struct nl_err *err);
+			uint64_t seed, uint32_t threads, struct nl_err *err);
 
 /* --- cables, cost, power ------------------------------------------------- */
 
@@ -279,6 +284,7 @@ struct layout_cfg {
 	int64_t iterations;          /* annealing moves per trial */
 	int64_t trials;              /* annealing trials, shortest kept */
 	int64_t seed;                /* annealing seed */
+	int64_t threads;             /* threads running the trials, 0 = one per processor (same results) */
 };
 
 extern const struct config_table layout_config_table;
@@ -305,9 +311,9 @@ int layout_cfg_pack(struct layout *lo, const struct topo *t, const struct layout
 int layout_cfg_place(struct layout *lo, const struct layout_cfg *lc, const struct config *cfg,
 		     const struct layout_model **m, struct nl_err *err);
 
-/* NL_ECONFIG when cfg sets layout_iterations, layout_trials or layout_seed
- * (even to its default) and lc's placement anneals nothing: rule, or auto
- * where t's packaging rule has its own floor order. To know that, auto
+/* NL_ECONFIG when cfg sets layout_iterations, layout_trials, layout_seed
+ * or layout_threads (even to its default) and lc's placement anneals
+ * nothing: rule, or auto where t's packaging rule has its own floor order. To know that, auto
  * reads packed (t as layout_cfg_pack packs it under lc) or, when packed
  * is NULL, packs t here; only then. They were read and ignored, as
  * `netloom cost --layout rule --iterations N` was before it was refused. */
@@ -315,8 +321,8 @@ int layout_cfg_check_anneal(const struct layout_cfg *lc, const struct config *cf
 			    const struct layout *packed, struct nl_err *err);
 
 /* The first of the annealing keys (layout_iterations, layout_trials,
- * layout_seed) that cfg sets, or NULL: where layout_cfg_check_anneal may
- * need the packing. */
+ * layout_seed, layout_threads) that cfg sets, or NULL: where
+ * layout_cfg_check_anneal may need the packing. */
 const char *layout_cfg_anneal_key(const struct config *cfg);
 
 #endif

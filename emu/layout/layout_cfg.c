@@ -54,6 +54,10 @@ static const struct param_def layout_keys[] = {
 	 "cable_latency: annealing trials, the shortest kept (seed 003: 5)", NULL},
 	{"layout_seed", PARAM_INT, K(seed), "1", 0, 9.2e18,
 	 "cable_latency: annealing seed", NULL},
+	{"layout_threads", PARAM_INT, K(threads), "0", 0, 1024,
+	 "cable_latency: threads running the annealing trials side by side (0 = one per online processor, at most "
+	 "layout_trials; results are identical for any value)",
+	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 #undef K
@@ -94,7 +98,7 @@ static bool layout_cfg_anneals(const struct layout_cfg *lc, const struct layout 
 
 const char *layout_cfg_anneal_key(const struct config *cfg)
 {
-	static const char *const keys[] = {"layout_iterations", "layout_trials", "layout_seed"};
+	static const char *const keys[] = {"layout_iterations", "layout_trials", "layout_seed", "layout_threads"};
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
 		if (config_get(cfg, keys[i]))
 			return keys[i];
@@ -157,8 +161,8 @@ int layout_cfg_pack(struct layout *lo, const struct topo *t, const struct layout
 static int layout_cfg_place_in(struct layout *lo, const struct layout_cfg *lc, const struct layout_model *m,
 			       struct nl_err *err)
 {
-	int rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, m, (uint64_t)lc->iterations,
-								  (uint32_t)lc->trials, (uint64_t)lc->seed, err)
+	int rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
+								  (uint64_t)lc->seed, (uint32_t)lc->threads, err)
 					    : layout_place_rule(lo, err);
 	if (rc < 0)
 		layout_release(lo);

@@ -381,7 +381,9 @@ void cmp_cost_key(const char *spec, const struct layout_cfg *lc, const char *bui
 	 * only when out of memory. */
 	char *files = path_spec_files(spec, cmp_file_id, NULL);
 	const char *topo = files ? files : spec;
-	/* The annealing's budget and seed matter only when it may run. */
+	/* The annealing's budget and seed matter only when it may run (its
+	 * threads never: layout_threads gives the same placement for any
+	 * count). */
 	if (lc->placement != LAYOUT_PLACE_RULE)
 		snprintf(anneal, sizeof anneal, "iterations=%lld\ntrials=%lld\nseed=%lld\n", (long long)lc->iterations,
 			 (long long)lc->trials, (long long)lc->seed);

@@ -152,8 +152,12 @@ bad "-s: key 'layout_seed': value '1': only the annealing uses it, and layout_pl
   "${net[@]}" -s cable_latency=1 -s layout_seed=1
 bad "key 'layout_trials': value '2': only the annealing uses it, and layout_placement = auto keeps the floor order" \
   "${net[@]}" -s cable_latency=1 -s layout_placement=auto -s layout_trials=2
+bad "-s: key 'layout_threads': value '2': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_threads unset" \
+  "${net[@]}" "${lay[@]}" -s cable_latency=1 -s layout_threads=2
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" -s cable_latency=1 -s layout_placement=anneal -s layout_iterations=7 > /dev/null \
   || fail "layout_iterations with layout_placement=anneal: exit $?"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s cable_latency=1 -s layout_placement=anneal -s layout_threads=2 > /dev/null \
+  || fail "layout_threads with layout_placement=anneal: exit $?"
 "$netloom" run -s cable_latency=1 > /dev/null 2> "$dir/run.err"
 expect_eq "run exit" $? 2
 grep -qF "netloom run: -s: key 'cable_latency': value '1': synthetic runs take no cable lengths yet" "$dir/run.err" || fail "run error: $(cat "$dir/run.err")"

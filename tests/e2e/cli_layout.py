@@ -88,14 +88,48 @@ def case_reproducible():
     # cleared at the end; nothing when stderr is not a terminal. The first
     # line comes after 0.2 s: 2 x 1.5 x 10^6 moves took 0.18 s once the
     # delta loop stopped dividing, so the budget is 2 x 5 x 10^6 (0.6 s).
+    # One thread names its trial and move; on two, the caller's thread
+    # draws the trials done over all of them (and keeps drawing while the
+    # other finishes).
     env = {k: v for k, v in os.environ.items() if k != "NETLOOM_PROGRESS"}
-    args = ("cost", "torus:k=4x4x4x4x4", "--layout", "anneal", "--iterations", "5000000", "--trials", "2",
-            "--json", "-")
-    eq("stderr when not a terminal", run(*args, env=env).stderr, b"")
-    out, tty = run_tty(args, env)
-    check(f"annealing progress on a terminal: {tty[:200]!r}", b"annealing: " in tty and b"trial " in tty)
-    check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
-    eq("stdout unchanged", out, run(*args).stdout)
+    for threads, said in (("1", b"trial 1/2, move "), ("2", b"/2 trials done, 2 threads")):
+        args = ("cost", "torus:k=4x4x4x4x4", "--layout", "anneal", "--iterations", "5000000", "--trials", "2",
+                "--threads", threads, "--json", "-")
+        eq(f"stderr when not a terminal, {threads} thread(s)", run(*args, env=env).stderr, b"")
+        out, tty = run_tty(args, env)
+        check(f"annealing progress on a terminal, {threads} thread(s): {tty[:200]!r}",
+              b"annealing: " in tty and said in tty)
+        check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
+        eq("stdout unchanged", out, run(*args).stdout)
+
+
+def case_threads():
+    # The trials on threads give one thread's bytes: the same best trial,
+    # placement, lengths and JSON for any --threads (0 = one per processor,
+    # more than the trials included). On the 5D torus at 10^4 moves x 7
+    # trials the shortest is trial 4; on the dragonfly trials tie and the
+    # earliest, 0, is kept (tests/unit/test_layout.c).
+    for spec, iters, trials, best in (("torus:k=4x4x4x4x4", "10000", "7", 4),
+                                      ("dragonfly:a=8,p=4,h=4", "3000", "8", 0)):
+        base = ("cost", spec, "--layout", "anneal", "--iterations", iters, "--trials", trials)
+        one = run(*base, "--threads", "1", "--json", "-").stdout
+        eq(f"{spec}: best trial", run_json(*base, "--threads", "1", "--json", "-")["best_trial"], best)
+        for t in ("2", "3", "4", "5", "8", "0"):
+            eq(f"{spec}: --json - with --threads {t} against 1", run(*base, "--threads", t, "--json", "-").stdout, one)
+        eq(f"{spec}: --json - with no --threads", run(*base, "--json", "-").stdout, one)
+        eq(f"{spec}: text with --threads 4 against 1", run(*base, "--threads", "4").stdout,
+           run(*base, "--threads", "1").stdout)
+        lay = ("layout", spec, "--layout", "anneal", "--iterations", iters, "--trials", trials, "--lengths", "-")
+        eq(f"{spec}: --lengths with --threads 3 against 1", run(*lay, "--threads", "3").stdout,
+           run(*lay, "--threads", "1").stdout)
+    # Bad values: one line naming the option and the value, nothing run.
+    for cmd, out in (("cost", ()), ("layout", ("--lengths", "-"))):
+        for v in ("1025", "-1", "x", ""):
+            one_line_error(run(cmd, "dragonfly:a=4,p=2,h=2", "--threads", v, *out, code=2),
+                           f"netloom {cmd}: --threads: expected an integer in 0..1024, got '{v}'")
+    # The key, as every [layout] key: its name and value.
+    one_line_error(run("config", "-s", "layout_threads=1025", code=2),
+                   "netloom config: -s: key 'layout_threads': value '1025': out of range: expected a value in 0..1024")
 
 
 def case_outputs():
@@ -225,7 +259,7 @@ def case_errors():
     # --layout rule anneals nothing: the annealing's options were ignored
     # (it printed "rule order"); so does auto on a rule with its own floor
     # order (FleX, HyperX), and there they were ignored too.
-    for opt, v in (("--iterations", "7"), ("--trials", "2"), ("--seed", "3")):
+    for opt, v in (("--iterations", "7"), ("--trials", "2"), ("--seed", "3"), ("--threads", "2")):
         for args in (("cost", "flex:nx=6,ny=6,nz=3,p=10"), ("layout", "hyperx:s=10x10,k=1x1,t=10", "--lengths", "-")):
             spec = args[1] if args[0] == "cost" else "hyperx:s=10x10,k=1x1,t=10,r=0"
             rule = "flex-fig7" if args[0] == "cost" else "hyperx-enclosure"

@@ -38,7 +38,7 @@ static void lay_build(struct lay *L, const char *spec, uint64_t iters, uint32_t 
 	CHECK_OK(layout_pack(&L->lo, L->t, NULL, 0, &err), &err);
 	CHECK_STR(L->lo.rule->name, want_rule);
 	if (iters)
-		CHECK_OK(layout_place_anneal(&L->lo, m, iters, trials, seed, &err), &err);
+		CHECK_OK(layout_place_anneal(&L->lo, m, iters, trials, seed, 0, &err), &err);
 	else
 		CHECK_OK(layout_place_rule(&L->lo, &err), &err);
 	L->len = malloc(L->t->n_ports * sizeof *L->len);
@@ -390,6 +390,8 @@ static void test_errors(void)
 		{{"propagation_ns_per_m=fast"}, NL_ECONFIG, "'propagation_ns_per_m'"},
 		{{"layout_placement=sa"}, NL_ECONFIG, "auto, rule, anneal"},
 		{{"layout_trials=0"}, NL_ECONFIG, "'layout_trials'"},
+		{{"layout_threads=1025"}, NL_ECONFIG, "key 'layout_threads': value '1025': out of range: expected a value in 0..1024"},
+		{{"layout_threads=-1"}, NL_ECONFIG, "key 'layout_threads': value '-1': out of range"},
 		{{"layout_iterations=-1"}, NL_ECONFIG, "'layout_iterations'"},
 		{{"layout_per_cabinet=-3"}, NL_ECONFIG, "'layout_per_cabinet'"},
 		/* Names too, when read (they were checked only when a session
