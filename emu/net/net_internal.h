@@ -42,13 +42,17 @@ struct topo;
 struct traffic;
 
 /* Address-sanitizer builds: arrays that would be anonymous mappings
- * (fl_calloc_lines, the pools) are heap blocks, which it bounds-checks. */
+ * (fl_calloc_lines, the pools) are heap blocks, which it bounds-checks.
+ * Thread-sanitizer builds too: it does not intercept mremap, so a pool
+ * moved away by one network left its accesses in the shadow of addresses
+ * another network's pool then took (two points of a sweep on threads,
+ * sweep --spread points), reported as races between the two. */
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define FL_HEAP_ONLY 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(FL_HEAP_ONLY)
+#if (defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)) && !defined(FL_HEAP_ONLY)
 #define FL_HEAP_ONLY 1
 #endif
 #ifndef FL_HEAP_ONLY
