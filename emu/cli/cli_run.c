@@ -106,17 +106,18 @@ static void run_warn_warmup_only(const struct nl_sim_info *info)
 }
 
 /* --spread chooses how the ranks of a launch share a sweep: started
- * without mpirun or srun there are no ranks, and the one process runs the
- * points one after another as without it (scripts that pass --spread
- * whether launched or not still run). */
+ * without mpirun or srun there are no ranks, so --spread network has
+ * nothing to spread over and the one process runs the points one after
+ * another as without it (scripts that pass --spread whether launched or
+ * not still run); --spread points runs them on threads instead
+ * (session_set_mpi). */
 static void run_warn_spread_alone(const struct run_opts *o)
 {
 	uint32_t rank, size;
-	if (o->spread_set && !net_mpi_launched(&rank, &size))
+	if (o->spread_set && o->spread == SESSION_SPREAD_NETWORK && !net_mpi_launched(&rank, &size))
 		fprintf(stderr,
-			"netloom sweep: warning: --spread %s has no effect without mpirun/srun: this one process runs "
-			"the points one after another, as without --spread (docs/scaling.md)\n",
-			o->spread == SESSION_SPREAD_POINTS ? "points" : "network");
+			"netloom sweep: warning: --spread network has no effect without mpirun/srun: this one process "
+			"runs the points one after another, as without --spread (docs/scaling.md)\n");
 }
 
 /* A rate as the table shows it: 4 decimals, or 3 significant digits

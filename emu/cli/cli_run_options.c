@@ -56,7 +56,9 @@ void cli_run_usage(FILE *f, const char *cmd)
 			"                      ranks (network, the default), or run whole points side by\n"
 			"                      side, point i on rank i mod N (points: no exchange per\n"
 			"                      cycle; every rank holds a whole network). Without\n"
-			"                      mpirun/srun it has no effect, and a warning says so\n"
+			"                      mpirun/srun, points runs `threads` points side by side\n"
+			"                      on threads (0: one per processor), each network on one\n"
+			"                      thread; network has no effect, and a warning says so\n"
 		      : "",
 		sweep ? "      --plot OUT.svg  the load-latency curve (and accepted against offered load), an SVG\n"
 			"                      drawn by gnuplot ('-': stdout, instead of the table)\n"
@@ -64,7 +66,8 @@ void cli_run_usage(FILE *f, const char *cmd)
 		sweep ? "Under 'mpirun -np N' (or srun) each point is spread over the N ranks, or with\n"
 			"--spread points each rank runs whole points; the same results, table and JSON\n"
 			"either way, and the same points: in rounds of N, those past the first unstable\n"
-			"one are dropped. Rank 0 prints and writes the JSON (docs/scaling.md).\n"
+			"one are dropped. Rank 0 prints and writes the JSON (docs/scaling.md). Without\n"
+			"mpirun, --spread points -s threads=T does the same on T threads.\n"
 		      : "Under 'mpirun -np N' (or srun) the point is spread over the N ranks, with the\n"
 			"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n",
 		sweep ? " (saturated points included)" : "", sweep ? "sweep" : "run", sweep ? " or --plot" : "",

@@ -344,6 +344,7 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 		goto out;
 	snprintf(label, sizeof label, "rate %g", rate);
 	progress_init(&pg, label);
+	pg.enabled = pg.enabled && !sc->is_quiet;
 	double t0 = nl_wall_seconds();
 	rc_ = exp_drive(n, sc, pt, &pg, err);
 	pt->wall_seconds = nl_wall_seconds() - t0;

@@ -212,6 +212,8 @@ struct sim_cfg {
 	int64_t threads;          /* threads running the partitions side by side (0 = one per processor) */
 	int partitioner;          /* NET_PART_RANGES (contiguous router ranges) or NET_PART_METIS */
 	struct net_mpi *mpi;      /* not a key: the MPI ranks sharing each run (NULL: this process alone) */
+	bool is_quiet;            /* not a key: no progress line of its own (a sweep's points on threads,
+				   * whose one line the sweep draws) */
 	/* Not a key: the configuration these were bound from, so a check made
 	 * once the topology is known (partitions, threads, num_vcs) starts
 	 * with where its key was set (config_origin), as read-time errors do.

@@ -151,7 +151,9 @@ static const struct param_def net_sim_keys[] = {
 	 "identical either way", partitioner_names},
 	{"threads", PARAM_INT, K(sim_cfg, threads), "1", 0, 1024,
 	 "threads running the flit model's partitions side by side, synchronised twice per cycle (a release and a join) "
-	 "(0 = one per 512 routers, at most one per online processor; results are identical for any value)",
+	 "(0 = one per 512 routers, at most one per online processor; results are identical for any value); "
+	 "with sweep --spread points without mpirun, the points run side by side instead (0 = one per online "
+	 "processor), each network on one thread",
 	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };

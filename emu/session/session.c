@@ -410,8 +410,7 @@ static void session_point_public(const struct net_point *p, struct nl_point *o)
 	};
 }
 
-/* Room for one more point in s->points. */
-static int session_point_slot(nl_sim *s, struct net_point **out, struct nl_err *err)
+int session_point_slot(nl_sim *s, struct net_point **out, struct nl_err *err)
 {
 	if (s->n_points == s->cap_points) {
 		uint32_t cap = s->cap_points ? 2 * s->cap_points : 4;
@@ -500,13 +499,8 @@ const char *nl_sim_deadlock_report(const nl_sim *s)
 	return "";
 }
 
-/* What the sweep does with a point that has joined s->points: the
- * saturation summary, the caller's callback, and whether to stop (the
- * first unstable point unless NL_SWEEP_CONTINUE, any deadlock). Returns
- * 1 to stop, 2 when the callback stopped it (*rc gets its non-zero
- * value), else 0. */
-static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_point, void *ctx, struct nl_sweep *sw,
-		      int *rc)
+int session_sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_point, void *ctx, struct nl_sweep *sw,
+		       int *rc)
 {
 	const struct net_point *pt = &s->points[s->n_points - 1];
 	if (pt->stable) {
@@ -540,105 +534,6 @@ static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_poi
 bool session_last_point_warmup_only(const nl_sim *s)
 {
 	return s->n_points && s->points[s->n_points - 1].warmup_only;
-}
-
-/* One point run whole in this process (no partition exchange), packed for
- * the other ranks: status, error line, point. */
-struct sweep_rec {
-	int32_t rc;
-	uint32_t msg_len;   /* bytes of the error line that follow, NUL included */
-	uint64_t point_len; /* bytes of the packed point after it, 0: none */
-};
-
-static int sweep_run_packed(nl_sim *s, double rate, uint8_t **buf, size_t *len, struct nl_err *err)
-{
-	struct net_point pt;
-	struct nl_err perr = {0};
-	struct sim_cfg sc = s->sc;
-	sc.mpi = NULL;
-	int rc = net_run_point(&s->nc, &s->rc, &sc, &s->tc, s->topo, rate, &pt, &perr);
-	const bool kept = rc == 0 || (rc == NL_EDEADLOCK && pt.deadlock);
-	struct sweep_rec h = {.rc = rc, .msg_len = rc ? (uint32_t)strlen(perr.msg) + 1 : 0,
-			      .point_len = kept ? net_point_packed_size(&pt) : 0};
-	*len = sizeof h + h.msg_len + h.point_len;
-	*buf = malloc(*len);
-	if (!*buf) {
-		net_point_release(&pt);
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	}
-	memcpy(*buf, &h, sizeof h);
-	memcpy(*buf + sizeof h, perr.msg, h.msg_len);
-	if (kept)
-		net_point_pack(&pt, *buf + sizeof h + h.msg_len);
-	net_point_release(&pt);
-	return 0;
-}
-
-/* The sweep with its points spread over the MPI ranks (docs/scaling.md,
- * "Sweeps and compare over ranks"): in rounds of N points, point i runs
- * whole on rank i mod N; every rank gets every point of the round and
- * takes them in order as one process would, so all stop at the same point
- * and the points past it (at most N - 1) are dropped. */
-static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
-			void *ctx, struct nl_sweep *sw, bool *by_callback, struct nl_err *err)
-{
-	const uint32_t N = net_mpi_size(s->mpi), me = net_mpi_rank(s->mpi);
-	size_t *at = malloc(((size_t)N + 1) * sizeof *at);
-	int rc = at ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
-	rc = net_mpi_agree(s->mpi, rc, err);
-	bool stop = false;
-	for (uint32_t base = 0; rc >= 0 && !stop && base < n_rates; base += N) {
-		uint8_t *mine = NULL, *all = NULL;
-		size_t len = 0;
-		if (base + me < n_rates)
-			rc = sweep_run_packed(s, rates[base + me], &mine, &len, err);
-		rc = net_mpi_agree(s->mpi, rc, err);
-		if (rc == 0)
-			rc = net_mpi_allgather(s->mpi, mine, len, &all, at, err);
-		free(mine);
-		int urc = 0; /* a failure of this rank alone, agreed after the round */
-		for (uint32_t r = 0; rc >= 0 && !stop && r < N && base + r < n_rates; r++) {
-			struct sweep_rec h;
-			const uint8_t *p = all + at[r];
-			memcpy(&h, p, sizeof h);
-			const char *line = (const char *)p + sizeof h;
-			const bool kept = h.rc == 0 || (h.rc == NL_EDEADLOCK && h.point_len);
-			/* The point's deadlock line as one process leaves it; a
-			 * point that failed (out of memory on that rank's node)
-			 * with the rank that ran it, as net_mpi_agree names a
-			 * rank's failure (docs/scaling.md, "Failures on one
-			 * rank"). */
-			if (h.msg_len && (kept || r == 0))
-				nl_errf(err, h.rc, "%s", line);
-			else if (h.msg_len)
-				nl_errf(err, h.rc, "MPI rank %" PRIu32 " of %" PRIu32 ": %s", r, N, line);
-			rc = h.rc;
-			if (!kept) {
-				stop = true;
-				break;
-			}
-			struct net_point *pt = NULL;
-			urc = session_point_slot(s, &pt, err);
-			if (urc == 0)
-				urc = net_point_unpack(p + sizeof h + h.msg_len, (size_t)h.point_len, pt, err);
-			if (urc < 0)
-				break;
-			s->n_points++;
-			int how = sweep_take(s, rates[base + r], flags, on_point, ctx, sw, &rc);
-			*by_callback = how == 2;
-			stop = how != 0;
-		}
-		free(all);
-		/* Every rank took the same records the same way; only a local
-		 * failure (memory) can differ, and must end the sweep on all. */
-		urc = net_mpi_agree(s->mpi, urc, err);
-		if (urc < 0) {
-			rc = urc;
-			*by_callback = false;
-		}
-	}
-	free(at);
-	return rc;
 }
 
 /* Refuse a flag bit netloom.h does not define: an older library that
@@ -698,13 +593,15 @@ static int sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flag
 	}
 	bool by_callback = false; /* on_point stopped it: its value, the points kept */
 	if (s->mpi && s->spread == SESSION_SPREAD_POINTS) {
-		rc = sweep_points(s, rates, (uint32_t)n_steps + 1, flags, on_point, ctx, &sw, &by_callback, err);
+		rc = session_sweep_points(s, rates, (uint32_t)n_steps + 1, flags, on_point, ctx, &sw, &by_callback, err);
+	} else if (s->spread == SESSION_SPREAD_POINTS) {
+		rc = session_sweep_threads(s, rates, (uint32_t)n_steps + 1, flags, on_point, ctx, &sw, &by_callback, err);
 	} else {
 		for (long k = 0; k <= n_steps; k++) {
 			rc = session_point(s, rates[k], err);
 			if (rc < 0 && rc != NL_EDEADLOCK)
 				break;
-			int how = sweep_take(s, rates[k], flags, on_point, ctx, &sw, &rc);
+			int how = session_sweep_take(s, rates[k], flags, on_point, ctx, &sw, &rc);
 			by_callback = how == 2;
 			if (how)
 				break;

@@ -114,7 +114,10 @@ enum session_spread { SESSION_SPREAD_NETWORK, SESSION_SPREAD_POINTS };
 /* Run synthetic-traffic points (nl_sim_run, nl_sim_sweep) over the MPI
  * ranks of m (kept by pointer; NULL: this process alone), as spread says.
  * Every rank makes the same calls; the results and the return values are
- * the same on all of them, failures on one rank included (net_mpi_agree). */
+ * the same on all of them, failures on one rank included (net_mpi_agree).
+ * With m NULL and SESSION_SPREAD_POINTS, nl_sim_sweep runs its points
+ * side by side on `threads` threads (0: one per online processor), each
+ * network on one thread, with the sequential sweep's results. */
 void session_set_mpi(nl_sim *s, struct net_mpi *m, enum session_spread spread);
 
 /* How the CLI replays: on another network than the configured one

@@ -4,6 +4,7 @@
 #define NETLOOM_SESSION_SESSION_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "app/app.h"
 #include "core/config.h"
@@ -83,6 +84,29 @@ struct nl_sim {
  * that callback is the one of `allowed_in` (nl_sim_send from
  * nl_sim_advance's deliver callback). One line naming fn either way. */
 int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err);
+
+/* Room for one more point in s->points: *out, zeroed, at s->points[n_points]
+ * (the caller counts it in); NL_ENOMEM. */
+int session_point_slot(nl_sim *s, struct net_point **out, struct nl_err *err);
+
+/* What the sweep does with a point that has joined s->points at `rate`:
+ * the saturation summary sw, the caller's callback, and whether to stop
+ * (the first unstable point unless NL_SWEEP_CONTINUE, any deadlock).
+ * Returns 1 to stop, 2 when the callback stopped it (*rc gets its
+ * non-zero value), else 0. */
+int session_sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_point, void *ctx, struct nl_sweep *sw,
+		       int *rc);
+
+/* The sweep of rates[0..n_rates) with whole points side by side
+ * (session_sweep.c): over s->mpi's ranks, or on the `threads` key's
+ * threads of this process. The points join s->points and go through
+ * session_sweep_take in rate order, as the sequential sweep's; returns
+ * the last point's status (0, NL_EDEADLOCK) or a failure, *by_callback
+ * set when on_point stopped it. */
+int session_sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
+			 void *ctx, struct nl_sweep *sw, bool *by_callback, struct nl_err *err);
+int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
+			  void *ctx, struct nl_sweep *sw, bool *by_callback, struct nl_err *err);
 
 /* Bind the typed configs (once per configuration). */
 int session_bind(nl_sim *s, struct nl_err *err);

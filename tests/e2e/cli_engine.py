@@ -1298,16 +1298,19 @@ def case_option_values():
         check("run --json=FILE wrote its JSON", d["results"]["throughput"]["accepted"] > 0)
         p = run("sweep", *SMALL, "--rates=0.1:0.2:0.1", "--spread=points", "--csv")
         eq("sweep --rates=, --spread= rows", len(p.stdout.decode().splitlines()), 3)
-        # Without mpirun --spread has no effect: the same points, run one
-        # after another, and a warning says so (it said nothing).
+        # Without mpirun --spread network has no effect: the same points,
+        # run one after another, and a warning says so (it said nothing);
+        # --spread points runs them on threads, the same rows, no warning.
         alone = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--csv", "--reproducible")
         eq("sweep alone: stderr", alone.stderr.decode(), "")
-        for spread in ("points", "network"):
-            p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--spread", spread, "--csv", "--reproducible")
-            eq(f"--spread {spread} without mpirun: stdout", p.stdout, alone.stdout)
-            eq(f"--spread {spread} without mpirun: stderr", p.stderr.decode(),
-               f"netloom sweep: warning: --spread {spread} has no effect without mpirun/srun: this one process runs "
-               "the points one after another, as without --spread (docs/scaling.md)\n")
+        p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--spread", "network", "--csv", "--reproducible")
+        eq("--spread network without mpirun: stdout", p.stdout, alone.stdout)
+        eq("--spread network without mpirun: stderr", p.stderr.decode(),
+           "netloom sweep: warning: --spread network has no effect without mpirun/srun: this one process runs "
+           "the points one after another, as without --spread (docs/scaling.md)\n")
+        p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--spread", "points", "--csv", "--reproducible")
+        eq("--spread points without mpirun: stdout", p.stdout, alone.stdout)
+        eq("--spread points without mpirun: stderr", p.stderr.decode(), "")
         for args, msg in ((("run", "--csv=1"), "netloom run: option '--csv' takes no value (got '--csv=1')"),
                           (("run", "--json=x", "--json", b), "netloom run: option '--json' given twice"),
                           (("run", "--bogus=1"), "netloom run: unknown option '--bogus=1'"),
@@ -2350,6 +2353,14 @@ def case_progress():
     check(f"progress on a terminal: {tty[:200]!r}", b"rate 0.1: " in tty and b"cycle " in tty)
     check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
     eq("stdout is the CSV", out.decode().splitlines()[0].split(",")[0], "offered")
+    # A sweep's points on threads draw one line for the sweep, not one
+    # per point on top of each other: "sweep: points k/n (m running)".
+    sweep = ("sweep", *args[1:5], "-s", "warmup_periods=1", "-s", "max_samples=2", "-s", "sample_period=2000",
+             "--rates", "0.05:0.15:0.05", "--csv", "--spread", "points", "-s", "threads=2")
+    out, tty = run_tty(sweep, env)
+    drawn = [d for d in tty.split(b"\r\x1b[K") if d]
+    eq("points on threads: the lines drawn", drawn, [b"sweep: points 0/3 (2 running)", b"sweep: points 2/3 (1 running)"])
+    eq("points on threads: CSV rows", len(out.decode().splitlines()), 4)
     # NETLOOM_PROGRESS=0 silences it even on a terminal.
     _, tty = run_tty(args, dict(env, NETLOOM_PROGRESS="0"))
     eq("NETLOOM_PROGRESS=0 on a terminal", tty, b"")
