@@ -838,7 +838,7 @@ def case_config_keys():
     listed = re.findall(r"^  (\w+) ", keys_text, flags=re.M)
     every = list(run_json("config", "--json").keys())
     eq("--keys lists every key, in order", listed, every)
-    eq("key count", len(every), 54 + 29 + 9 + 9)  # engine (3 link-class latencies, noc_latency, 2 traffic-class keys, hold_switch_for_packet, voq, lookahead_decide, sequential_allocation, threads, partitioner), [replay] (5 placement keys), [layout], [analytic] (path_select)
+    eq("key count", len(every), 54 + 29 + 10 + 9)  # engine (3 link-class latencies, noc_latency, 2 traffic-class keys, hold_switch_for_packet, voq, lookahead_decide, sequential_allocation, threads, partitioner), [replay] (5 placement keys), [layout] (layout_threads), [analytic] (path_select)
     # Each key line carries its default; bounded numbers their range.
     check("num_vcs line", re.search(r"^  num_vcs +virtual channels per port \[default 16\] \[integer, 1\.\.255\]$",
                                     keys_text, flags=re.M))
