@@ -1713,27 +1713,41 @@ static void fl_sa_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 	}
 }
 
-static inline __attribute__((always_inline)) void fl_sa_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_sa)
+/* One VC bidding for the switch (fl_sa_unit): granted unless its output
+ * is full. `plain` is n->plain as a constant (no speedups: crossbar input
+ * and output are the port), so the common sparse case, most of all a
+ * packet's body flits that follow each other through an otherwise idle
+ * router, takes fl_sa_apply's plain form as the many-bidder loop does
+ * (FL_APPLY_HEADS). */
+static inline __attribute__((always_inline)) void fl_sa_one(struct flitnet *n, struct fl_router *ro, bool plain)
 {
 	const uint32_t V = n->V;
+	uint32_t li = ro->sa_q.head;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	uint32_t op = n->ivc[iv].out_port;
+	uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->ivc[iv].out_vc;
+	int32_t result = FL_STALL_BUFFER_FULL;
+	if (!fl_out_full(n, ov, iv)) {
+		const uint32_t isp = plain ? 1 : (uint32_t)n->rc.input_speedup;
+		const uint32_t osp = plain ? 1 : (uint32_t)n->rc.output_speedup;
+		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+		uint32_t ein = isp == 1 ? in : in * isp + vc % isp, eout = osp == 1 ? op : op * osp + in % osp;
+		n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(eout, 1, ro->n_ports * osp);
+		n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)fl_add_mod(ein, 1, ro->n_ports * isp);
+		n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(vc, isp, V);
+		result = (int32_t)eout;
+	}
+	fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result, plain);
+}
+
+static inline __attribute__((always_inline)) void fl_sa_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_sa)
+{
 	(void)r;
 	if (n_sa == 1) {
-		/* One VC bidding for the switch: granted unless its output is full. */
-		uint32_t li = ro->sa_q.head;
-		uint64_t iv = (uint64_t)ro->vc_base + li;
-		uint32_t op = n->ivc[iv].out_port;
-		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->ivc[iv].out_vc;
-		int32_t result = FL_STALL_BUFFER_FULL;
-		if (!fl_out_full(n, ov, iv)) {
-			const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
-			uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
-			uint32_t ein = isp == 1 ? in : in * isp + vc % isp, eout = osp == 1 ? op : op * osp + in % osp;
-			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(eout, 1, ro->n_ports * osp);
-			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)fl_add_mod(ein, 1, ro->n_ports * isp);
-			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(vc, isp, V);
-			result = (int32_t)eout;
-		}
-		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result, false);
+		if (n->plain)
+			fl_sa_one(n, ro, true);
+		else
+			fl_sa_one(n, ro, false);
 	} else if (n_sa) {
 		uint32_t n_req = fl_sa_gather(n, ro, n_sa);
 		fl_sa_allocate(n, ro, n_req, (uint32_t)n->now);
