@@ -195,10 +195,11 @@ uint32_t fl_run_alloc_fresh(struct flitnet *n)
 	return n->pool.n_runs++;
 }
 
-/* Before a cycle: room for what one cycle can take from the pools (a new
- * packet per endpoint, a new run per arriving flit: one per input port
- * and pipeline step), and the error of any allocation that failed. */
-int fl_reserve(struct flitnet *n, struct nl_err *err)
+/* fl_reserve (net_internal.h) past its inline test: room for what one
+ * cycle can take from the pools (a new packet per endpoint, a new run per
+ * arriving flit: one per input port and pipeline step), and the error of
+ * any allocation that failed. */
+int fl_reserve_grow(struct flitnet *n, struct nl_err *err)
 {
 	uint64_t pkt_need = (uint64_t)n->pool.n_pkts + n->own_eps;
 	uint64_t run_need = (uint64_t)n->pool.n_runs + (uint64_t)n->own_ports * n->steps_max;
@@ -263,25 +264,11 @@ static void fl_far_pop(struct flitnet *n)
 		n->far[i] = last;
 }
 
-/* A block for the end of a chain (head, tail): from the free list, or a
- * new one. */
-struct fl_evblk *fl_chain_extend(struct flitnet *n, struct fl_evblk **head, struct fl_evblk **tail)
+struct fl_evblk *fl_chain_block_new(struct flitnet *n)
 {
-	struct fl_evblk *b = n->blk_free;
-	if (b) {
-		n->blk_free = b->next;
-	} else {
-		b = fl_grow(n, NULL, sizeof *b);
-		if (!b)
-			return NULL;
+	struct fl_evblk *b = fl_grow(n, NULL, sizeof *b);
+	if (b)
 		n->n_blk++;
-	}
-	b->next = NULL;
-	if (*tail)
-		(*tail)->next = b;
-	else
-		*head = b;
-	*tail = b;
 	return b;
 }
 
