@@ -241,26 +241,38 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	n->msg.deliver_ctx = fb;
 	n->msg.delivered = 0;
 	*reached_ps = until_ps;
-	while (n->now <= last) {
-		uint64_t next = fl_next_work_all(n);
-		/* Under MPI a rank failed between two steps (flit_agree). */
-		if (n->mx && fl_mpi_peer_check(n, err) < 0) {
-			n->msg.deliver = NULL;
-			return NL_ESTATE;
-		}
-		if (next > last) {
-			for (uint32_t k = 0; k < n->n_parts; k++)
-				fl_set_now(n->part[k], last + 1);
-			break;
-		}
-		int rc = flitnet_run_until(n, next + 1, err);
+	if (!n->mx) {
+		/* The loop below for one process, in one call (its set-up once
+		 * per cycle with work was 3.5% of a sparse replay). */
+		int rc = flitnet_run_to_delivery(n, last, err);
 		if (rc < 0) {
 			n->msg.deliver = NULL;
 			return rc;
 		}
-		if (n->msg.delivered) {
+		if (n->msg.delivered)
 			*reached_ps = (n->now - 1) * fb->cycle_ps;
-			break;
+	} else {
+		while (n->now <= last) {
+			uint64_t next = fl_next_work_all(n);
+			/* A rank failed between two steps (flit_agree). */
+			if (fl_mpi_peer_check(n, err) < 0) {
+				n->msg.deliver = NULL;
+				return NL_ESTATE;
+			}
+			if (next > last) {
+				for (uint32_t k = 0; k < n->n_parts; k++)
+					fl_set_now(n->part[k], last + 1);
+				break;
+			}
+			int rc = flitnet_run_until(n, next + 1, err);
+			if (rc < 0) {
+				n->msg.deliver = NULL;
+				return rc;
+			}
+			if (n->msg.delivered) {
+				*reached_ps = (n->now - 1) * fb->cycle_ps;
+				break;
+			}
 		}
 	}
 	n->msg.deliver = NULL;
