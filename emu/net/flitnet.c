@@ -1988,6 +1988,8 @@ int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, struct nl_err *err
 	const uint64_t interval = fl_check_interval(n);
 	const bool skip_idle = fl_skip_idle(n), sleep = fl_may_sleep(n);
 	while (n->now <= last) {
+		if (n->n_parts > 1)
+			(void)fl_wake_min(n); /* as fl_run_one_process: one scan a cycle */
 		const uint64_t next = fl_next_work(n);
 		if (next > last) {
 			for (uint32_t k = 0; k < n->n_parts; k++)
