@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "core/cpus.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/rng.h"
@@ -421,16 +421,6 @@ static bool floor_run_init(struct floor_run *r, struct floor_job *job)
 	return false;
 }
 
-/* threads 0: one per online processor; never more than trials. */
-static uint32_t floor_threads(uint32_t threads, uint32_t trials)
-{
-	if (threads == 0) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = cpus > 0 ? (cpus < (long)trials ? (uint32_t)cpus : trials) : 1;
-	}
-	return threads < trials ? threads : trials;
-}
-
 /* Wait for the helper threads, drawing the progress meanwhile (the
  * caller's own trials are done), then join them. A quarter second
  * between draws: progress_update redraws at most every 0.2 s. */
@@ -484,7 +474,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	atomic_init(&job.done, 0);
 	pthread_mutex_init(&job.mu, NULL);
 	pthread_cond_init(&job.cv, NULL);
-	uint32_t want = floor_threads(threads, trials);
+	uint32_t want = nl_threads_for_items(threads, trials);
 	run = calloc(want, sizeof *run);
 	if (!run || !floor_run_init(&run[0], &job)) {
 		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");

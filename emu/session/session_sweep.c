@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/cpus.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "net/net.h"
@@ -165,18 +165,6 @@ static void *sweep_job_run(void *arg)
 	return NULL;
 }
 
-/* `threads` as sweep --spread points reads it without MPI: the points run
- * side by side (0: one per online processor), at most one per point. */
-static uint32_t sweep_threads_count(const nl_sim *s, uint32_t n_rates)
-{
-	int64_t t = s->sc.threads;
-	if (t == 0) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		t = cpus > 0 ? cpus : 1;
-	}
-	return t < (int64_t)n_rates ? (uint32_t)t : n_rates;
-}
-
 /* The sweep with its points on T threads of this process (sweep --spread
  * points without mpirun; docs/scaling.md, "Sweeps on threads"): in rounds
  * of T points, each whole on its own thread and network (net_run_point
@@ -189,7 +177,7 @@ static uint32_t sweep_threads_count(const nl_sim *s, uint32_t n_rates)
 int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
 			  void *ctx, struct nl_sweep *sw, bool *by_callback, struct nl_err *err)
 {
-	const uint32_t T = sweep_threads_count(s, n_rates);
+	const uint32_t T = nl_threads_for_items(s->sc.threads, n_rates) /* `threads` as --spread points reads it without MPI */;
 	struct sweep_job *jobs = calloc(T, sizeof *jobs);
 	pthread_t *tids = malloc(T * sizeof *tids);
 	bool *started = calloc(T, sizeof *started);
