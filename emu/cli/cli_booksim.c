@@ -443,6 +443,7 @@ static const char *bs_peek(const struct bs_file *bf, const char *key, const char
  * tracing note keys on what is watched. */
 static void bs_note_outputs(FILE *out, const struct bs_file *bf)
 {
+	static const char watch[] = "BookSim's flit and packet tracing; netloom traces no single flit or packet";
 	static const struct {
 		const char *key, *off, *note;
 	} outputs[] = {
@@ -450,10 +451,10 @@ static void bs_note_outputs(FILE *out, const struct bs_file *bf)
 		{"print_csv_results", "0", "netloom: 'netloom run --csv'"},
 		{"print_activity", "0",
 		 "BookSim's per-router activity; netloom: per-channel use in 'netloom run --json FILE' (channels)"},
-		{"watch_file", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
-		{"watch_flits", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
-		{"watch_packets", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
-		{"watch_transactions", "", "BookSim's flit and packet tracing; netloom traces no single flit or packet"},
+		{"watch_file", "", watch},
+		{"watch_flits", "", watch},
+		{"watch_packets", "", watch},
+		{"watch_transactions", "", watch},
 		{"viewer_trace", "0", "BookSim's trace for its viewer; netloom writes none"},
 		{"sim_power", "0",
 		 "BookSim's router and channel power model (Orion) is not modelled; 'netloom cost' estimates a "
