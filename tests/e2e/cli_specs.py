@@ -186,6 +186,21 @@ def case_config_relative_files_cwd():
     relative_files(case)
 
 
+def case_config_symlink_folder():
+    """A -c file that is a symbolic link reads its names from the link's
+    folder, not the target's: the folder of the name as given
+    (docs/configuration.md). here/link.ini -> ../exp/run.ini with
+    topology = @spec.txt reads here/spec.txt."""
+    def case(exp, here, real_exp):
+        os.symlink(os.path.join("..", "exp", "run.ini"), os.path.join(here, "link.ini"))
+        doc = json.loads(run("run", "-c", "link.ini", *SHORT, "--json", "-", cwd=here).stdout)
+        eq("run -c link.ini (-> ../exp/run.ini): the link folder's spec", doc["config"]["topology"], "mesh:k=2x2")
+        doc = json.loads(run("run", "-c", os.path.join("here", "link.ini"), *SHORT, "--json", "-",
+                             cwd=os.path.dirname(here)).stdout)
+        eq("run -c here/link.ini from the parent: still here's spec", doc["config"]["topology"], "mesh:k=2x2")
+    relative_files(case)
+
+
 def case_config_dump_cwd_names():
     """--dump writes the working directory's names (-s, a -c from a pipe)
     absolute: the dump saved in another folder reads the same files. It
