@@ -1,4 +1,4 @@
-/* netloom replay TRACE [-c SYSTEM.ini] [-s key=value ...] [--json OUT] [--csv]
+/* netloom replay TRACE [-c SYSTEM.ini] [-s key=value ...] [-t SPEC ...] [-j N] [--json OUT] [--csv]
  *
  * Replays an MPI trace archive on the configured network model and prints
  * the predicted runtime against the recorded one, the per-rank breakdown,
@@ -14,7 +14,9 @@
  */
 #include "cli/cli_replay.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ static void cli_replay_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]...\n"
-		"                      [--json OUT] [--csv] [--otf2 DIR] [--svg FILE]\n"
+		"                      [-j N] [--json OUT] [--csv] [--otf2 DIR] [--svg FILE]\n"
 		"\n"
 		"Replay an MPI trace (netloom .nlt, or DUMPI, SimGrid or OTF2, converted first) on a\n"
 		"network model and predict its runtime. With several\n"
@@ -51,6 +53,10 @@ static void cli_replay_usage(FILE *f)
 		"                      the first routing function that runs on it (dor on tori and\n"
 		"                      meshes, min elsewhere). Ranks sit on endpoints 0..n-1 unless\n"
 		"                      key placement names a policy.\n"
+		"  -j, --jobs N        networks replayed at once (threads, 1..64, default 1; not taken\n"
+		"                      under mpirun, which spreads each network over the ranks); the\n"
+		"                      output and exit status do not depend on N; each network keeps\n"
+		"                      its own key threads (docs/replay.md)\n"
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown (several networks: the comparison)\n"
 		"                      as CSV instead of the report\n"
@@ -123,6 +129,8 @@ struct cli_replay_opts {
 	bool *files_empty;                      /* files[i] set no key (cli_warn_config_empty) */
 	const char **sets;                      /* -s, in order */
 	size_t n_sets;
+	uint64_t jobs;                          /* -j: networks replayed at once (1..64) */
+	bool has_jobs;                          /* -j given (a second one is refused) */
 };
 
 /* A session with the command line's configuration: files, then -s. */
@@ -162,6 +170,23 @@ static int replay_output_once(const char *opt, const char **slot, const char *va
 	return 0;
 }
 
+/* -j N: compare's range and words (cli_parse_u64: "--jobs: expected an
+ * integer in 1..64, got '0'"), and given once, as every option with a
+ * value. No 0 for "one per processor": compare has none either. */
+static int replay_jobs(struct cli_replay_opts *o, const char *value, struct nl_err *err)
+{
+	char *end;
+	if (o->has_jobs)
+		return nl_errf(err, NL_EINVAL, "option '--jobs' given twice");
+	errno = 0;
+	unsigned long long v = cli_strtou(value, &end);
+	if (end == value || errno || *end || v < 1 || v > 64)
+		return nl_errf(err, NL_EINVAL, "--jobs: expected an integer in 1..64, got '%s'", value);
+	o->jobs = v;
+	o->has_jobs = true;
+	return 0;
+}
+
 /* The options into *o, the configuration loaded into a first session
  * *sim as they come, so a bad file is reported first; then the -s keys
  * (files first, then -s, whatever their order on the line) and TRACE.
@@ -174,7 +199,7 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
 		{"topology", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
 		{"otf2", required_argument, NULL, 'O'},     {"svg", required_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+		{"jobs", required_argument, NULL, 'j'},     {NULL, 0, NULL, 0},
 	};
 	o->sets = calloc((size_t)argc, sizeof *o->sets);
 	o->files = calloc((size_t)argc, sizeof *o->files);
@@ -186,7 +211,7 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 	optind = 1;
 	opterr = 0;
 	bool help_scanned = false;
-	while (rc == 0 && (ch = cli_getopt_long(argc, argv, ":c:s:t:h", longopts, &help_scanned)) != -1) {
+	while (rc == 0 && (ch = cli_getopt_long(argc, argv, ":c:s:t:j:h", longopts, &help_scanned)) != -1) {
 		switch (ch) {
 		case 'c':
 			o->files[o->n_files++] = optarg;
@@ -217,6 +242,9 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 			break;
 		case 'V':
 			rc = replay_output_once("--svg", &o->svg, optarg, err);
+			break;
+		case 'j':
+			rc = replay_jobs(o, optarg, err);
 			break;
 		case 'h':
 			/* The usage, whatever else the line holds (a missing -c
@@ -357,6 +385,23 @@ static struct session_replay_opts cli_replay_ro(const struct cli_replay_run *run
 					    .ctx = hooks};
 }
 
+/* A network's replay that deadlocked, said on stderr: its line (err,
+ * session_replay's) and which ranks wait for what. */
+static void cli_replay_say_deadlock(const struct cli_replay_run *run, const struct nl_err *err)
+{
+	if (run->v->deadlock) {
+		struct cli_replay_ctx lc = {stderr};
+		/* The topology spec is the user's (an anynet file's path): one
+		 * line of clean text, as every other error (nl_err_one_line). */
+		struct nl_err line = *err;
+		if (run->topology)
+			nl_err_prefix(&line, "%s", run->topology);
+		nl_err_one_line(&line, NL_EDEADLOCK);
+		cli_say("%s", line.msg);
+		app_deadlock_report(run->v->app, cli_replay_line, &lc);
+	}
+}
+
 /* Replay on one network, prepared (session_replay_prepare). A deadlock
  * is a result (report on stderr); other failures fill *err. */
 static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, bool pick_routing,
@@ -370,17 +415,7 @@ static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, boo
 	if (rc < 0 && rc != NL_EDEADLOCK)
 		return rc;
 	run->v = session_replay_view(run->sim);
-	if (run->v->deadlock) {
-		struct cli_replay_ctx lc = {stderr};
-		/* The topology spec is the user's (an anynet file's path): one
-		 * line of clean text, as every other error (nl_err_one_line). */
-		struct nl_err line = *err;
-		if (run->topology)
-			nl_err_prefix(&line, "%s", run->topology);
-		nl_err_one_line(&line, NL_EDEADLOCK);
-		cli_say("%s", line.msg);
-		app_deadlock_report(run->v->app, cli_replay_line, &lc);
-	}
+	cli_replay_say_deadlock(run, err);
 	return 0;
 }
 
@@ -473,6 +508,13 @@ static void cli_replay_warn_inputs(const struct cli_replay_job *j, nl_sim *sim0)
 			cli_warn_config_empty("replay", NULL, o->files[i]);
 	cli_warn_unread_replay("replay", session_config(sim0), o->sets, o->n_sets);
 	cli_warn_unread_placement("replay", session_config(sim0), o->sets, o->n_sets);
+	/* As compare takes -j under mpirun (per rank), not refused: the
+	 * same command line works with and without a launcher. */
+	if (j->mpi && o->jobs > 1)
+		fprintf(stderr,
+			"netloom replay: warning: -j %" PRIu64 " not taken under mpirun: each network is spread over "
+			"the %u MPI rank%s, one network after another (docs/scaling.md)\n",
+			o->jobs, net_mpi_size(j->mpi), net_mpi_size(j->mpi) == 1 ? "" : "s");
 }
 
 /* Every network is prepared (topology, routing, placement, the backend)
@@ -518,8 +560,22 @@ static int cli_replay_prepare_all(struct cli_replay_job *j, nl_sim **sim0, struc
 	return rc;
 }
 
+/* The first network is done (rc its status, a deadlock 0): its timeline
+ * is written unless it deadlocked, and its staged archive removed
+ * (cli_timeline_free) before the next network, whose replay no longer
+ * polls for a signal (out_staged_poll). One that cannot be written is
+ * said at the end, after the report and the JSON. */
+static void cli_replay_first_done(void *ctx, int rc)
+{
+	struct cli_replay_job *j = ctx;
+	if (rc == 0 && j->hooks.tl && !session_replay_view(j->runs[0].sim)->deadlock)
+		j->is_tl_lost = cli_timeline_finish(j->hooks.tl, &j->tl_err) < 0;
+	cli_timeline_free(j->hooks.tl);
+	j->hooks.tl = NULL;
+}
+
 /* The trace replayed on each network in turn. */
-static int cli_replay_run_all(struct cli_replay_job *j, struct nl_err *err)
+static int cli_replay_run_seq(struct cli_replay_job *j, struct nl_err *err)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < j->n_runs; i++) {
@@ -527,21 +583,64 @@ static int cli_replay_run_all(struct cli_replay_job *j, struct nl_err *err)
 		rc = cli_replay_run_one(run, j->o.trace, j->pick_routing, &j->hooks, err);
 		if (rc == 0)
 			j->any_deadlock |= run->v->deadlock;
-		/* The timeline is the first network's: written unless it
-		 * deadlocked, and its staged archive removed (cli_timeline_free)
-		 * before the next network, whose replay no longer polls for a
-		 * signal (out_staged_poll). One that cannot be written is said
-		 * at the end, after the report and the JSON. */
-		if (rc == 0 && i == 0 && j->hooks.tl && !run->v->deadlock)
-			j->is_tl_lost = cli_timeline_finish(j->hooks.tl, &j->tl_err) < 0;
-		if (i == 0) {
-			cli_timeline_free(j->hooks.tl);
-			j->hooks.tl = NULL;
-		}
+		if (i == 0)
+			cli_replay_first_done(j, rc);
 		/* Rank 0 alone writes the timeline: the next network waits for it. */
 		rc = net_mpi_agree(j->mpi, rc, err);
 	}
 	return rc;
+}
+
+/* Network i of -j's threads: session_replay alone, no progress line of
+ * its own and nothing said (cli_replay_run_threads says it, in order). */
+static int cli_replay_run_net(void *ctx, size_t i, struct nl_err *err)
+{
+	struct cli_replay_job *j = ctx;
+	struct cli_replay_run *run = &j->runs[i];
+	struct session_replay_opts ro = cli_replay_ro(run, j->pick_routing, &j->hooks, NULL);
+	int rc = session_replay(run->sim, j->o.trace, &ro, NULL, err);
+	return rc == NL_EDEADLOCK ? 0 : rc;
+}
+
+/* -j N: the networks on up to N threads (cli_replay_jobs_run), then what
+ * the sequential replay says as each ends, in network order: a deadlock's
+ * report, or the first failure's line, the networks after it dropped. */
+static int cli_replay_run_threads(struct cli_replay_job *j, struct nl_err *err)
+{
+	int rcs[CLI_REPLAY_MAX_TOPOS];
+	struct nl_err *errs = calloc(j->n_runs, sizeof *errs);
+	if (!errs)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	const struct cli_replay_jobs o = {.n = j->n_runs,
+					  .jobs = (unsigned)j->o.jobs,
+					  .run = cli_replay_run_net,
+					  .first_done = cli_replay_first_done,
+					  .ctx = j};
+	int rc = cli_replay_jobs_run(&o, rcs, errs, err);
+	for (size_t i = 0; rc == 0 && i < j->n_runs; i++) {
+		struct cli_replay_run *run = &j->runs[i];
+		if (rcs[i] < 0) {
+			*err = errs[i];
+			rc = rcs[i];
+			break;
+		}
+		run->v = session_replay_view(run->sim);
+		cli_replay_say_deadlock(run, &errs[i]);
+		j->any_deadlock |= run->v->deadlock;
+	}
+	free(errs);
+	return rc;
+}
+
+/* The networks replayed: one after another, or with -j on threads. Under
+ * mpirun each network is spread over the ranks (SESSION_SPREAD_NETWORK),
+ * whose collectives one thread calls (MPI_THREAD_FUNNELED): -j is not
+ * taken there (cli_replay_warn_inputs says so). */
+static int cli_replay_run_all(struct cli_replay_job *j, struct nl_err *err)
+{
+	if (j->mpi || j->o.jobs <= 1 || j->n_runs <= 1)
+		return cli_replay_run_seq(j, err);
+	return cli_replay_run_threads(j, err);
 }
 
 /* The report on stdout: the table of networks (text or CSV) and the first

@@ -1350,6 +1350,8 @@ def case_option_values():
             (("interfere", "wl.ini", "--top"), "3", usage("interfere", "--top", 1, 100000)),
             (("compare", "study.ini", "--jobs"), "2", usage("compare", "--jobs", 1, 64)),
             (("compare", "study.ini", "-j"), "2", usage("compare", "--jobs", 1, 64)),
+            (("replay", "t.nlt", "--jobs"), "2", usage("replay", "--jobs", 1, 64)),
+            (("replay", "t.nlt", "-j"), "2", usage("replay", "--jobs", 1, 64)),
             (("serve", "--ranks"), "4", usage("serve", "--ranks", 1, 1 << 20)),
             (("serve", "--ranks", "4", "--max-payload"), "64", usage("serve", "--max-payload", 0, 1 << 30)),
             (("serve", "--ranks", "4", "--timeout-ms"), "100", usage("serve", "--timeout-ms", 1, 3600000)),
@@ -1369,7 +1371,9 @@ def case_option_values():
         # hexadecimal floats were read ('--bisection 0x10' designed for 16).
         for bad in (f" {v}", f"\t{v}", f"{v} ") + ((" -1", "-1", "+1") if unsigned else ("0x10", "-0X1p-1")):
             p = run(*args, bad, code=2)
-            one_line_error(p, msg(bad))
+            # replay says every line as clean text (nl_err_one_line): a
+            # tab in the value is written '\t', as in its other errors.
+            one_line_error(p, msg(bad.replace("\t", "\\t") if args[0] == "replay" else bad))
     # Every command's options with a value, given twice, are refused as
     # run's and sweep's are: the last one won silently ('design hyperx
     # --terminals 64 ... --terminals 128' designed for 128). -c and -s of
@@ -1385,6 +1389,7 @@ def case_option_values():
             (("cost", spec), "--seed", "1", "2"),
             (("layout", spec, "--svg", "x.svg"), "--longest", "3", "4"),
             (("compare", "study.ini", "-o", "r"), "--jobs", "1", "2"),
+            (("replay", "t.nlt"), "--jobs", "1", "2"),
             (("interfere", "wl.ini", "-s", "num_vcs=2", "-s", "num_vcs=4"), "--top", "1", "2"),
             (("serve",), "--ranks", "1", "2"),
             (("serve", "--ranks", "2"), "--jobs", "1,1", "2"),

@@ -70,7 +70,7 @@ SKIP = {
     "netloom interfere WORKLOAD -c SYSTEM.ini [-s key=value]... [--json OUT|-] [--plot OUT.svg|-] [--top N]":
         "usage synopsis",
     "netloom compare STUDY.ini -o DIR [-j N]": "usage synopsis",
-    "netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]... [--json OUT] [--csv] "
+    "netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]... [-j N] [--json OUT] [--csv] "
     "[--otf2 DIR] [--svg FILE]": "usage synopsis",
     # After `meson install --prefix ~/.local`: test api_install runs the
     # installed netloom on the installed sample and checks the examples'.

@@ -82,6 +82,15 @@ grep -q "lookahead 41 cycles, window up to 1 cycles" "$dir/dragonfly_metis-2.err
   || fail "dragonfly_metis: windows: $(grep 'netloom mpi' "$dir/dragonfly_metis-2.err")"
 same three 2 "$dir/st.nlt" -s backend=flit --topology torus:k=4x4 --topology dragonfly:a=4,p=2,h=2,g=2 \
   --topology fattree:k=4,n=2
+# -j under mpirun: not taken (each network is spread over the ranks, one
+# after another), said by rank 0 in one line; the same report and JSON.
+mpi 2 "$netloom" replay "$dir/st.nlt" -s backend=flit --topology torus:k=4x4 --topology dragonfly:a=4,p=2,h=2,g=2 \
+  --topology fattree:k=4,n=2 -j 2 --json "$dir/three-j.json" >"$dir/three-j.out" 2>"$dir/three-j.err" \
+  || fail "three -j 2: mpirun -np 2 exit $?: $(head -3 "$dir/three-j.err")"
+cmp -s "$dir/three-seq.nw" <(nowall "$dir/three-j.json") || fail "three -j 2: JSON differs from the sequential replay"
+cmp -s <(grep -v 'wall' "$dir/three-seq.out") <(grep -v 'wall' "$dir/three-j.out") || fail "three -j 2: report differs"
+expect_eq "three -j 2: stderr" "$(cat "$dir/three-j.err")" "$(cat "$dir/three-seq.err")netloom replay: warning: -j 2 not \
+taken under mpirun: each network is spread over the 2 MPI ranks, one network after another (docs/scaling.md)"
 
 # A network deadlock: exit 1, the same one-line report but the list of
 # waiting VCs (not made under MPI), the same JSON but that list.
