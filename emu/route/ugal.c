@@ -617,6 +617,17 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 	}
 }
 
+/* A trunked hop's port (ugal_hx_hop_port's choice of trunk), out of line
+ * and tail-called: nothing of the hop is live across a call, so the
+ * untrunked hop, BookSim's case, saves no registers (it pushed six). */
+static __attribute__((noinline)) int ugal_bs_flatfly_trunk(const struct route_view *v, uint32_t router,
+							   uint32_t first, uint32_t n, struct route_cand *out)
+{
+	uint64_t q;
+	out->port = (uint16_t)ugal_least_trunk(v, router, first, n, ROUTE_Q_CREDIT, &q);
+	return 1;
+}
+
 /* BookSim's ugal_flatfly_onchip at a hop, the source decision made:
  * phase 1 (BookSim's ph 1, towards the intermediate) is PH_NONMIN here,
  * its ph 2 PH_MIN. */
@@ -636,8 +647,23 @@ static inline int ugal_bs_flatfly_hop(const struct route *r, uint32_t router, st
 	}
 	if (router == target)
 		return route_eject(r, p, out);
-	uint32_t port = ugal_hx_hop_port(((const struct ugal_state *)r->state)->hx, v, router, target);
-	*out = (struct route_cand){.port = (uint16_t)port, .vc_lo = (uint8_t)lo, .vc_hi = (uint8_t)hi, .prio = 0};
+	/* The VC range stored first, then the port: fewer values live at
+	 * once. */
+	out->vc_lo = (uint8_t)lo;
+	out->vc_hi = (uint8_t)hi;
+	out->prio = 0;
+	const struct topo_hyperx *h = ((const struct ugal_state *)r->state)->hx;
+	/* ugal_hx_first_port with no bound on the scan: router != target,
+	 * so they differ in some dimension. */
+	const uint16_t *ca = h->coord + (size_t)router * (size_t)h->L;
+	const uint16_t *cb = h->coord + (size_t)target * (size_t)h->L;
+	int d = 0;
+	while (ca[d] == cb[d])
+		d++;
+	uint32_t port = topo_hyperx_port(h, d, ca[d], cb[d], 0);
+	out->port = (uint16_t)port;
+	if (__builtin_expect(h->K[d] > 1 && v != NULL, 0))
+		return ugal_bs_flatfly_trunk(v, router, port, h->K[d], out);
 	return 1;
 }
 
@@ -657,7 +683,9 @@ static __attribute__((noinline)) int ugal_compute_bs_flatfly(const struct route 
 							     struct route_pkt *p, struct rng *rng,
 							     const struct route_view *v, struct route_cand *out)
 {
-	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
+	/* Decided first: with lookahead routing every packet is, so the one
+	 * test is always false (hops == 0 first was true one hop in three). */
+	if (p->vc_class != UGAL_DECIDED && p->hops == 0)
 		return ugal_compute_bs_flatfly_source(r, router, p, rng, v, out);
 	return ugal_bs_flatfly_hop(r, router, p, v, out);
 }
