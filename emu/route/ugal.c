@@ -139,6 +139,7 @@ struct ugal_state {
 	uint32_t n_groups;      /* topo_groups, 0 = none */
 	uint32_t group_routers;
 	bool bs_dragonfly;      /* booksim mode on a dragonfly */
+	const struct topo_dragonfly *df; /* booksim mode on a dragonfly: its view, else NULL */
 	const struct topo_hyperx *hx; /* the HyperX view (hyperx, full, flatfly, hypercube), else NULL */
 	uint32_t *snap;         /* mode=global,snapshot=T: [global port] occupancy at the last snapshot */
 };
@@ -232,6 +233,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 				return route_vcs_errf(r, err,
 						      "routing function 'ugal:mode=booksim' on a dragonfly needs num_vcs = 3 (one per phase, as BookSim's ugal_dragonflynew asserts), got %u",
 						      r->n_vcs);
+			s->df = df;
 			s->compute = ugal_compute_bs_dragonfly;
 			return 0;
 		}
@@ -487,7 +489,9 @@ static __attribute__((noinline)) int ugal_compute_default(const struct route *r,
 }
 
 /* The booksim dragonfly mode's ports are BookSim's dragonfly_port
- * (topo_group_min_port): the group-minimal next hop (local, global, local
+ * (topo_dragonfly_group_min_port, on the view kept at init: the call to
+ * topo_group_min_port, which finds the view again each time, was most
+ * of a hop's cost): the group-minimal next hop (local, global, local
  * through the gateway that holds the group's link toward the target's
  * group, as group_min), not netloom's router-minimal first port,
  * which may take two global hops through a third group where that is as
@@ -512,39 +516,62 @@ static void ugal_bs_dragonfly_decide(const struct route *r, uint32_t router, str
 		p->phase = PH_MIN;
 	} else {
 		bool global;
-		uint32_t qm = route_view_port_occ(v, topo_group_min_port(t, router, p->dst_router, &global));
-		uint32_t qn = route_view_port_occ(v, topo_group_min_port(t, router, p->inter, &global));
+		uint32_t qm = route_view_port_occ(v, topo_dragonfly_group_min_port(s->df, router, p->dst_router, &global));
+		uint32_t qn = route_view_port_occ(v, topo_dragonfly_group_min_port(s->df, router, p->inter, &global));
 		p->phase = 1 * qm <= 2 * qn + 30 ? PH_MIN : PH_NONMIN;
 	}
 }
 
-/* BookSim's ugal_dragonflynew, rule for rule. */
+/* ugal_dragonflynew's ejection: on VC f->ph too (out_vc = f->ph), one
+ * VC, the phase's, not any free one. Out of line and tail-called, as the
+ * source's decision (ugal_compute_bs_dragonfly_source): the hop itself
+ * then calls nothing and saves one register, where it saved five. */
+static __attribute__((noinline)) int ugal_bs_dragonfly_eject(const struct route *r, const struct route_pkt *p,
+							     struct route_cand *out)
+{
+	route_eject(r, p, out);
+	out->vc_lo = out->vc_hi = p->phase;
+	return 1;
+}
+
+/* ugal_dragonflynew at a hop, the source decision made. */
+static inline int ugal_bs_dragonfly_hop(const struct route *r, uint32_t router, struct route_pkt *p,
+					struct route_cand *out)
+{
+	if (p->phase == PH_NONMIN && router == p->inter)
+		p->phase = PH_MIN;
+	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
+	if (router == target)
+		return ugal_bs_dragonfly_eject(r, p, out);
+	bool global;
+	uint32_t port = topo_dragonfly_group_min_port(((const struct ugal_state *)r->state)->df, router, target,
+						      &global);
+	/* The "optical dateline": the minimal phase's global hop moves to VC 2. */
+	if (p->phase == PH_MIN && global)
+		p->phase = PH_MIN_GLOBAL;
+	*out = (struct route_cand){.port = (uint16_t)port, .vc_lo = p->phase, .vc_hi = p->phase, .prio = 0};
+	return 1;
+}
+
+/* The source router without a decision at injection (routing_delay > 0). */
+static __attribute__((noinline)) int ugal_compute_bs_dragonfly_source(const struct route *r, uint32_t router,
+								      struct route_pkt *p, struct rng *rng,
+								      const struct route_view *v,
+								      struct route_cand *out)
+{
+	ugal_bs_dragonfly_decide(r, router, p, rng, v);
+	return ugal_bs_dragonfly_hop(r, router, p, out);
+}
+
+/* BookSim's ugal_dragonflynew, rule for rule. Decided first, as on the
+ * flattened butterfly. */
 static __attribute__((noinline)) int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router,
 							       struct route_pkt *p, struct rng *rng,
 							       const struct route_view *v, struct route_cand *out)
 {
-	const struct topo *t = r->topo;
-	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
-		ugal_bs_dragonfly_decide(r, router, p, rng, v);
-	if (p->phase == PH_NONMIN && router == p->inter)
-		p->phase = PH_MIN;
-	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
-	if (router == target) {
-		/* ugal_dragonflynew ejects on VC f->ph too (out_vc = f->ph): one
-		 * VC, the phase's, not any free one. */
-		route_eject(r, p, out);
-		out->vc_lo = out->vc_hi = p->phase;
-		return 1;
-	}
-	bool global;
-	uint32_t port = topo_group_min_port(t, router, target, &global);
-	/* The "optical dateline": the minimal phase's global hop moves to VC 2. */
-	if (p->phase == PH_MIN && global)
-		p->phase = PH_MIN_GLOBAL;
-	out->port = (uint16_t)port;
-	out->vc_lo = out->vc_hi = p->phase;
-	out->prio = 0;
-	return 1;
+	if (p->vc_class != UGAL_DECIDED && p->hops == 0)
+		return ugal_compute_bs_dragonfly_source(r, router, p, rng, v, out);
+	return ugal_bs_dragonfly_hop(r, router, p, out);
 }
 
 /* ugal_flatfly_onchip's decision at the source router (in_channel < gC).
