@@ -8,9 +8,11 @@
 #include "traces/traces_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -64,6 +66,48 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	return 0;
 fail:
 	trace_archive_close(a);
+	return rc;
+}
+
+int trace_archive_open_again(const struct trace_archive *a, struct trace_archive **bp, struct nl_err *err)
+{
+	struct trace_archive *b;
+	uint64_t meta_len = 0, meta_hash = 0;
+	int rc;
+
+	*bp = NULL;
+	b = calloc(1, sizeof *b);
+	if (!b)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+	b->fd = -1;
+	b->path = trace_strdup(a->path);
+	if (!b->path) {
+		free(b);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+	}
+	/* The descriptor, not the path: a converted trace's temporary
+	 * archive is removed once open (cli_open_trace). The header and the
+	 * metadata are read again, as the first open read them, rather than
+	 * copied: they are a small part of the file, and a copy would be a
+	 * second reader of the manifest's layout to keep in step. */
+	b->fd = fcntl(a->fd, F_DUPFD_CLOEXEC, 0);
+	if (b->fd < 0) {
+		rc = nl_errf(err, errno == EMFILE || errno == ENFILE ? NL_ENOMEM : NL_EIO,
+			     "%s: cannot open a second reader: %s", a->path, strerror(errno));
+		goto fail;
+	}
+	if ((rc = trace_archive_read_header(b, a->file_len, &meta_len, &meta_hash, err)) < 0 ||
+	    (rc = trace_archive_read_meta(b, meta_len, meta_hash, err)) != 0)
+		goto fail;
+	b->dctx = ZSTD_createDCtx();
+	if (!b->dctx) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+		goto fail;
+	}
+	*bp = b;
+	return 0;
+fail:
+	trace_archive_close(b);
 	return rc;
 }
 

@@ -302,6 +302,14 @@ struct trace_rank_reader;
  * shows, as the message says; unknown header flags or reserved bits
  * under a matching header hash); NL_ECORRUPT: damage. */
 int trace_archive_open(struct trace_archive **a, const char *path, struct nl_err *err);
+/* A second handle on the archive a has open: the same file, read again
+ * through a copy of its descriptor (so a converted trace's temporary
+ * archive, removed once open, can be), with its own decompression
+ * context. The two handles share nothing a reader changes: one thread
+ * may read each at once (a run of `netloom interfere -j` on each).
+ * Close it with trace_archive_close, before or after a. Errors as
+ * trace_archive_open's, or NL_EIO/NL_ENOMEM when no descriptor is left. */
+int trace_archive_open_again(const struct trace_archive *a, struct trace_archive **b, struct nl_err *err);
 void trace_archive_close(struct trace_archive *a);
 const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a);
 /* Progress of long work over an archive (verify, stats, dump): fn gets

@@ -3,6 +3,7 @@
  * bounded reader memory: test_trace_corrupt.c. */
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -267,6 +268,72 @@ static void test_archive_round_trip(void)
 		  "rank 3: the archive has ranks 0 .. 2");
 	CHECK_OK(trace_archive_verify(a, &e), &e);
 	trace_archive_close(a);
+}
+
+/* A reader of one handle on a thread: every op of ranks 0 and 2 against
+ * what write_archive wrote; the count of those that came back equal. */
+struct again_reader {
+	struct trace_archive *a;
+	uint64_t n_equal;
+	int rc;
+};
+
+static void *again_read(void *arg)
+{
+	struct again_reader *x = arg;
+	struct nl_err e = {0};
+	for (uint32_t r = 0; r < N_RANKS; r += 2) {
+		struct trace_rank_reader *rd;
+		if ((x->rc = trace_rank_open(x->a, r, &rd, &e)) < 0)
+			return NULL;
+		struct trace_op op;
+		uint64_t i = 0, t = 0;
+		while ((x->rc = trace_rank_next(rd, &op, &e)) == 1) {
+			struct trace_op want = sample_op((unsigned)((i + r) % TOP__COUNT), i, t);
+			t += want.dur_ps + (i % 3) * 10;
+			x->n_equal += trace_op_equal(&op, &want);
+			i++;
+		}
+		trace_rank_close(rd);
+		if (x->rc < 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* trace_archive_open_again: a second handle on the open file, even once
+ * its path is gone (a converted trace's temporary archive), read at the
+ * same time as the first on another thread (interfere -j's shared run
+ * beside a job alone), each op as written; closed in either order. */
+static void test_archive_open_again(void)
+{
+	struct nl_err e = {0};
+	const char *p = test_tmppath("again.nlt");
+	CHECK_OK(write_archive(p, 500, 1024, true, &e), &e);
+	struct trace_archive *a = NULL, *b = NULL;
+	CHECK_OK(trace_archive_open(&a, p, &e), &e);
+	if (!a)
+		return;
+	CHECK_EQ(unlink(p), 0);
+	CHECK_OK(trace_archive_open_again(a, &b, &e), &e);
+	if (!b) {
+		trace_archive_close(a);
+		return;
+	}
+	CHECK_EQ(trace_archive_manifest(b)->n_ranks, N_RANKS);
+	CHECK_UINT(trace_archive_file_bytes(b), ==, trace_archive_file_bytes(a));
+	struct again_reader ra = {.a = a}, rb = {.a = b};
+	pthread_t t;
+	CHECK_EQ(pthread_create(&t, NULL, again_read, &rb), 0);
+	again_read(&ra);
+	pthread_join(t, NULL);
+	CHECK_EQ(ra.rc, 0);
+	CHECK_EQ(rb.rc, 0);
+	CHECK_UINT(ra.n_equal, ==, 1000);
+	CHECK_UINT(rb.n_equal, ==, 1000);
+	trace_archive_close(a);
+	CHECK_OK(trace_archive_verify(b, &e), &e);
+	trace_archive_close(b);
 }
 
 static void test_archive_deterministic(void)
@@ -1022,6 +1089,7 @@ int main(void)
 	TEST_RUN(test_varint);
 	TEST_RUN(test_codec_every_kind);
 	TEST_RUN(test_archive_round_trip);
+	TEST_RUN(test_archive_open_again);
 	TEST_RUN(test_archive_deterministic);
 	TEST_RUN(test_writer_rejects);
 	TEST_RUN(test_written_streams);
