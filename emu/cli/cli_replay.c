@@ -28,6 +28,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/pool.h"
 #include "core/progress.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
@@ -602,7 +603,7 @@ static int cli_replay_run_net(void *ctx, size_t i, struct nl_err *err)
 	return rc == NL_EDEADLOCK ? 0 : rc;
 }
 
-/* -j N: the networks on up to N threads (cli_replay_jobs_run), then what
+/* -j N: the networks on up to N threads (pool_run), then what
  * the sequential replay says as each ends, in network order: a deadlock's
  * report, or the first failure's line, the networks after it dropped. */
 static int cli_replay_run_threads(struct cli_replay_job *j, struct nl_err *err)
@@ -611,12 +612,18 @@ static int cli_replay_run_threads(struct cli_replay_job *j, struct nl_err *err)
 	struct nl_err *errs = calloc(j->n_runs, sizeof *errs);
 	if (!errs)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	const struct cli_replay_jobs o = {.n = j->n_runs,
-					  .jobs = (unsigned)j->o.jobs,
-					  .run = cli_replay_run_net,
-					  .first_done = cli_replay_first_done,
-					  .ctx = j};
-	int rc = cli_replay_jobs_run(&o, rcs, errs, err);
+	/* One line counting the networks ("replay: networks 1/3 (2
+	 * running)"), not each network's own. */
+	struct progress pg;
+	progress_init(&pg, "replay");
+	const struct pool_opts o = {.n = j->n_runs,
+				    .threads = (unsigned)j->o.jobs,
+				    .run = cli_replay_run_net,
+				    .first_done = cli_replay_first_done,
+				    .ctx = j,
+				    .pg = pg.enabled ? &pg : NULL,
+				    .what = "networks"};
+	int rc = pool_run(&o, rcs, errs, err);
 	for (size_t i = 0; rc == 0 && i < j->n_runs; i++) {
 		struct cli_replay_run *run = &j->runs[i];
 		if (rcs[i] < 0) {

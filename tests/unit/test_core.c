@@ -1,10 +1,11 @@
-/* Unit tests: core (errors, parameters, RNG, statistics, config, output). */
+/* Unit tests: core (errors, parameters, RNG, statistics, config, output, pool). */
 #include <dirent.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "core/output.h"
 #include "core/param.h"
 #include "core/path.h"
+#include "core/pool.h"
 #include "core/rng.h"
 #include "core/stats.h"
 #include "core/text.h"
@@ -1507,6 +1509,77 @@ static void test_ini_lines_section_near(void)
 	CHECK_STR(buf, "unchanged");
 }
 
+/* --- pool: independent runs on threads ------------------------------------ */
+
+/* Runs that count their calls and fail at `bad` (n_runs to fail none). */
+struct pool_demo {
+	atomic_uint calls[8];
+	size_t bad;
+	unsigned first_done, first_rc_ok;
+};
+
+static int pool_demo_run(void *ctx, size_t i, struct nl_err *err)
+{
+	struct pool_demo *d = ctx;
+	atomic_fetch_add(&d->calls[i], 1);
+	if (i == d->bad)
+		return nl_errf(err, NL_ENOMEM, "run %zu: out of memory", i);
+	return 0;
+}
+
+static void pool_demo_first(void *ctx, int rc)
+{
+	struct pool_demo *d = ctx;
+	d->first_done++;
+	d->first_rc_ok = rc == 0;
+}
+
+/* core/pool.h: each run at most once; a failed run stops those after it
+ * in index order (whatever the order they start in), never those before
+ * it; the statuses and lines per run; first_done once, on the first run
+ * started. */
+static void test_pool(void)
+{
+	static const size_t order[8] = {4, 0, 1, 2, 3, 5, 6, 7};
+	for (unsigned threads = 1; threads <= 9; threads += 4) {
+		for (int ordered = 0; ordered < 2; ordered++) {
+			struct pool_demo d = {.bad = 4};
+			int rcs[8];
+			struct nl_err errs[8], e = {0};
+			const struct pool_opts o = {.n = 8, .threads = threads, .order = ordered ? order : NULL,
+						    .run = pool_demo_run, .first_done = pool_demo_first, .ctx = &d,
+						    .what = "runs"};
+			CHECK_OK(pool_run(&o, rcs, errs, &e), &e);
+			for (size_t i = 0; i < 4; i++) {
+				CHECK_EQ(rcs[i], 0);
+				CHECK_EQ(atomic_load(&d.calls[i]), 1);
+			}
+			CHECK_EQ(rcs[4], NL_ENOMEM);
+			CHECK_STR(errs[4].msg, "run 4: out of memory");
+			for (size_t i = 5; i < 8; i++) {
+				CHECK(atomic_load(&d.calls[i]) <= 1);
+				CHECK_EQ(rcs[i], atomic_load(&d.calls[i]) ? 0 : 1);
+			}
+			/* One thread, the failed run first: nothing after it runs. */
+			if (threads == 1 && ordered)
+				for (size_t i = 5; i < 8; i++)
+					CHECK_EQ(rcs[i], 1);
+			CHECK_EQ(d.first_done, 1);
+			CHECK_EQ(d.first_rc_ok, !ordered);
+		}
+	}
+	/* None failing: all run, once. */
+	struct pool_demo d = {.bad = 8};
+	int rcs[8];
+	struct nl_err errs[8], e = {0};
+	const struct pool_opts o = {.n = 8, .threads = 3, .run = pool_demo_run, .ctx = &d, .what = "runs"};
+	CHECK_OK(pool_run(&o, rcs, errs, &e), &e);
+	for (size_t i = 0; i < 8; i++) {
+		CHECK_EQ(rcs[i], 0);
+		CHECK_EQ(atomic_load(&d.calls[i]), 1);
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_error_table);
@@ -1544,5 +1617,6 @@ int main(void)
 	TEST_RUN(test_output_staged_registered);
 	TEST_RUN(test_output_staged_second_signal);
 	TEST_RUN(test_output_read_svg);
+	TEST_RUN(test_pool);
 	return test_done();
 }
