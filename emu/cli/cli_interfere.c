@@ -1,4 +1,4 @@
-/* netloom interfere WORKLOAD -c SYSTEM [--json OUT] [--plot OUT.svg]:
+/* netloom interfere WORKLOAD -c SYSTEM [-j N] [--json OUT] [--plot OUT.svg]:
  * the jobs of a workload file on one machine, alone and together (issue
  * 13, docs/placement.md). The session layer runs everything and returns
  * one JSON document; this file prints it as a table, writes it, and draws
@@ -31,7 +31,7 @@ enum { CLI_INTERFERE_NO_PLOT = 3 };
 
 static void cli_interfere_usage(FILE *f)
 {
-	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [--json OUT|-]\n"
+	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [-j N] [--json OUT|-]\n"
 		   "                        [--plot OUT.svg|-] [--top N]\n\n"
 		   "Places the jobs of WORKLOAD (an INI file, docs/placement.md) on the configured network,\n"
 		   "runs each alone and all together on the same placement, and reports per job the runtime\n"
@@ -39,6 +39,10 @@ static void cli_interfere_usage(FILE *f)
 		   "where the jobs' traffic collides (flits per job and shares).\n\n"
 		   "  -c, --config FILE   system configuration (topology, routing, backend, ...); repeatable\n"
 		   "  -s, --set K=V       override a key; repeatable\n"
+		   "  -j, --jobs N        runs at once (threads, 1..64, default 1): the jobs alone and the\n"
+		   "                      shared run side by side, each on its own network (memory: up to\n"
+		   "                      N networks at once); the output and exit status do not depend\n"
+		   "                      on N; each run keeps its own key threads (docs/placement.md)\n"
 		   "  --json OUT          write the results document (atomically; '-' = stdout, then no table)\n"
 		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
 		   "                      ('-' = stdout, then no table; not with --json -)\n"
@@ -248,6 +252,7 @@ struct cli_interfere_opts {
 	const char *json_out;    /* --json; NULL: none */
 	const char *plot;        /* --plot; NULL: none */
 	uint64_t top;            /* --top: colliding links listed */
+	uint64_t jobs;           /* -j: runs at once (threads, 1..64) */
 	bool is_help;            /* --help: the usage was printed, nothing else to do */
 };
 
@@ -261,7 +266,7 @@ static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_int
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'J'},   {"plot", required_argument, NULL, 'P'},
 		{"top", required_argument, NULL, 'T'},    {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"jobs", required_argument, NULL, 'j'},   {NULL, 0, NULL, 0},
 	};
 	struct nl_err err = {0};
 	struct cli_seen seen = {.repeatable = "cs"}; /* -c and -s are taken several times */
@@ -269,7 +274,7 @@ static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_int
 	optind = 1;
 	opterr = 0;
 	bool help_scanned = false;
-	while (rc == 0 && (ch = cli_getopt_long(argc, argv, ":c:s:h", longopts, &help_scanned)) != -1) {
+	while (rc == 0 && (ch = cli_getopt_long(argc, argv, ":c:s:j:h", longopts, &help_scanned)) != -1) {
 		if (cli_value_once("interfere", longopts, &seen, ch))
 			return CLI_USAGE;
 		switch (ch) {
@@ -293,6 +298,10 @@ static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_int
 			break;
 		case 'T':
 			if (cli_parse_u64("interfere", "--top", optarg, 1, 100000, &o->top) != 0)
+				return CLI_USAGE;
+			break;
+		case 'j': /* compare's and replay's words and range */
+			if (cli_parse_u64("interfere", "--jobs", optarg, 1, 64, &o->jobs) != 0)
 				return CLI_USAGE;
 			break;
 		case 'h':
@@ -365,7 +374,8 @@ static int cli_interfere_run(nl_sim *sim, const struct cli_interfere_opts *o, js
 	progress_init(&prog, "interfere");
 	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,
 					    .open_trace = cli_interfere_open,
-					    .top_links = (uint32_t)o->top};
+					    .top_links = (uint32_t)o->top,
+					    .jobs = (unsigned)o->jobs};
 	int rc = session_interfere(sim, o->workload, &io, doc, err);
 	progress_done(&prog);
 	return rc;
@@ -411,7 +421,7 @@ static int cli_interfere_report(const struct cli_interfere_opts *o, json_t *doc)
 int cli_interfere_main(int argc, char **argv)
 {
 	struct nl_err err = {0};
-	struct cli_interfere_opts o = {.top = 10};
+	struct cli_interfere_opts o = {.top = 10, .jobs = 1};
 	nl_sim *sim = NULL;
 	json_t *doc = NULL;
 	int status;

@@ -180,6 +180,12 @@ struct session_interfere_opts {
 	int (*open_trace)(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err);
 	void *ctx;
 	uint32_t top_links;    /* colliding links listed, 0 = 10 */
+	/* Runs at once (threads, the calling one included; 0 = 1): the jobs
+	 * alone and the shared run are independent, so up to this many of
+	 * them, each with its own network, run side by side (core/pool.h),
+	 * pg then counting the runs. The document and the error do not
+	 * depend on it. */
+	unsigned jobs;
 };
 
 /* Run the workload; *doc gets the results document (docs/placement.md,

@@ -9,7 +9,10 @@
  *
  * Everything is a function of the configuration, the workload and the
  * traces: the document holds no wall-clock time, so two runs give the same
- * bytes.
+ * bytes. The J + 1 runs share nothing a run changes (each its network,
+ * application, readers of the traces; the topology, configuration and
+ * placement are read only), so with jobs > 1 they run side by side on
+ * threads (core/pool.h), with the same document and error.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -21,6 +24,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/pool.h"
 #include "core/progress.h"
 #include "core/version.h"
 #include "net/net.h"
@@ -39,6 +43,10 @@ struct ifr_meas {
 struct ifr_job {
 	const struct place_job_spec *spec;
 	struct trace_archive *arch;
+	/* The shared run's reader of the same trace when the runs are on
+	 * threads (trace_archive_open_again: one archive's readers share its
+	 * decompression state), else NULL: arch, one run after another. */
+	struct trace_archive *arch_shared;
 	uint32_t n_ranks;
 	uint32_t *ep;              /* [n_ranks] endpoint of each rank */
 	struct ifr_meas alone, shared;
@@ -60,13 +68,14 @@ struct ifr {
 	json_t *net_report;        /* the shared run's network report */
 	uint64_t *cable_ps;        /* cable_latency's channel latencies, laid out once (NULL: off) */
 	json_t *cables;            /* the layout behind them, for the network report */
-	char label[128];           /* progress label of the run going on */
+	char label[128];           /* progress label of the run going on (one run at a time) */
 };
 
 static void ifr_release(struct ifr *x)
 {
 	for (uint32_t j = 0; j < x->w.n_jobs; j++) {
 		trace_archive_close(x->jobs[j].arch);
+		trace_archive_close(x->jobs[j].arch_shared);
 		free(x->jobs[j].ep);
 	}
 	free(x->ep_job);
@@ -218,6 +227,10 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 			traced = sp;
 			x->ac = jac;
 		}
+		if (x->o->jobs > 1 && (rc = trace_archive_open_again(jb->arch, &jb->arch_shared, err)) < 0) {
+			rc = nl_err_prefix(err, "%s:%d: [job %s] key 'trace'", x->path, sp->trace_line, sp->name);
+			break;
+		}
 		rc = ifr_place(x, j, busy, err);
 	}
 	free(busy);
@@ -311,8 +324,11 @@ static json_t *ifr_links_json(struct ifr *x, const struct net_job_use *use, size
 }
 
 /* Replay jobs [first, first + n) together on a fresh network; shared: also
- * count link use per job. */
-static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struct nl_err *err)
+ * count link use per job. pg: this run's progress, or NULL. What it
+ * writes in *x is its own (each job's alone or shared measures; the links,
+ * per_job, on_shared and network report for the shared run), so runs can
+ * be side by side on threads. */
+static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struct progress *pg, struct nl_err *err)
 {
 	struct net_backend *net = NULL;
 	struct app_archive_source *as[PLACE_MAX_JOBS] = {0};
@@ -333,7 +349,8 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 			rc = app_synth_source_new(&ss[k], sp->synthetic, sp->synth_ranks, sp->synth_bytes,
 						  sp->synth_interval_ps, sp->synth_steps * sp->repeat, &src[k], err);
 		} else {
-			rc = app_archive_source_new(&as[k], jb->arch, &src[k], err);
+			rc = app_archive_source_new(&as[k], shared && jb->arch_shared ? jb->arch_shared : jb->arch,
+						    &src[k], err);
 			if (rc == 0)
 				rc = app_archive_source_set_repeat(as[k], &src[k], sp->repeat, err);
 		}
@@ -359,16 +376,16 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	if (rc == 0 && shared)
 		rc = net_backend_count_jobs(net, x->ep_job, x->w.n_jobs, err);
 	if (rc == 0) {
-		if (x->o->pg) {
+		if (pg) {
 			/* Which of the n_jobs + 1 runs the progress line is about. */
 			if (shared)
 				snprintf(x->label, sizeof x->label, "interfere: all %" PRIu32 " jobs together", n);
 			else
 				snprintf(x->label, sizeof x->label, "interfere: job %s alone (%" PRIu32 " of %" PRIu32 ")",
 					 x->jobs[first].spec->name, first + 1, x->w.n_jobs);
-			x->o->pg->label = x->label;
+			pg->label = x->label;
 		}
-		rc = app_run(app, x->o->pg, err);
+		rc = app_run(app, pg, err);
 		if (rc < 0)
 			rc = shared ? nl_err_prefix(err, "all jobs together")
 				    : nl_err_prefix(err, "job '%s' alone", x->jobs[first].spec->name);
@@ -494,6 +511,51 @@ static json_t *ifr_doc(const struct ifr *x)
 	return doc;
 }
 
+/* Run i of the J + 1: job i alone, or for i = J all together. */
+static int ifr_run_nth(void *ctx, size_t i, struct nl_err *err)
+{
+	struct ifr *x = ctx;
+	const uint32_t J = x->w.n_jobs;
+	return i < J ? ifr_run(x, (uint32_t)i, 1, false, NULL, err) : ifr_run(x, 0, J, true, NULL, err);
+}
+
+/* The runs one after another (each job alone, then all together), or on
+ * up to x->o->jobs threads. There the shared run, the longest, is started
+ * first, and a failure is the first failing run's in the sequential
+ * order, whichever thread failed first (core/pool.h). */
+static int ifr_run_all(struct ifr *x, struct nl_err *err)
+{
+	const uint32_t J = x->w.n_jobs;
+	int rc = 0;
+	if (x->o->jobs <= 1) {
+		for (uint32_t j = 0; rc == 0 && j < J; j++)
+			rc = ifr_run(x, j, 1, false, x->o->pg, err);
+		return rc ? rc : ifr_run(x, 0, J, true, x->o->pg, err);
+	}
+	int rcs[PLACE_MAX_JOBS + 1];
+	size_t order[PLACE_MAX_JOBS + 1];
+	struct nl_err *errs = calloc((size_t)J + 1, sizeof *errs);
+	if (!errs)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	order[0] = J;
+	for (uint32_t j = 0; j < J; j++)
+		order[j + 1] = j;
+	/* The progress line counts the runs ("interfere: runs 2/4 (2
+	 * running)", the caller's label): one line, not each run's own. */
+	const struct pool_opts po = {
+		.n = (size_t)J + 1, .threads = x->o->jobs, .order = order, .run = ifr_run_nth, .ctx = x,
+		.pg = x->o->pg, .what = "runs",
+	};
+	rc = pool_run(&po, rcs, errs, err);
+	for (uint32_t i = 0; rc == 0 && i <= J; i++)
+		if (rcs[i] < 0) {
+			*err = errs[i];
+			rc = rcs[i];
+		}
+	free(errs);
+	return rc;
+}
+
 int session_interfere(nl_sim *s, const char *workload, const struct session_interfere_opts *o, json_t **doc,
 		      struct nl_err *err)
 {
@@ -506,10 +568,8 @@ int session_interfere(nl_sim *s, const char *workload, const struct session_inte
 	x->path = workload;
 	x->o = o ? o : &no_opts;
 	int rc = ifr_setup(x, err);
-	for (uint32_t j = 0; rc == 0 && j < x->w.n_jobs; j++)
-		rc = ifr_run(x, j, 1, false, err);
 	if (rc == 0)
-		rc = ifr_run(x, 0, x->w.n_jobs, true, err);
+		rc = ifr_run_all(x, err);
 	if (rc == 0 && !(*doc = ifr_doc(x)))
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 	ifr_release(x);

@@ -1348,6 +1348,8 @@ def case_option_values():
     seed_max = 9200000000000000000  # CLI_SEED_MAX: a seed a JSON integer holds
     for args, v, msg in (
             (("interfere", "wl.ini", "--top"), "3", usage("interfere", "--top", 1, 100000)),
+            (("interfere", "wl.ini", "--jobs"), "2", usage("interfere", "--jobs", 1, 64)),
+            (("interfere", "wl.ini", "-j"), "2", usage("interfere", "--jobs", 1, 64)),
             (("compare", "study.ini", "--jobs"), "2", usage("compare", "--jobs", 1, 64)),
             (("compare", "study.ini", "-j"), "2", usage("compare", "--jobs", 1, 64)),
             (("replay", "t.nlt", "--jobs"), "2", usage("replay", "--jobs", 1, 64)),
@@ -1391,6 +1393,7 @@ def case_option_values():
             (("compare", "study.ini", "-o", "r"), "--jobs", "1", "2"),
             (("replay", "t.nlt"), "--jobs", "1", "2"),
             (("interfere", "wl.ini", "-s", "num_vcs=2", "-s", "num_vcs=4"), "--top", "1", "2"),
+            (("interfere", "wl.ini"), "--jobs", "1", "2"),
             (("serve",), "--ranks", "1", "2"),
             (("serve", "--ranks", "2"), "--jobs", "1,1", "2"),
             (("serve", "-s", "num_vcs=2", "--set", "num_vcs=4", "--ranks", "2"), "--jobs", "1,1", "2"),

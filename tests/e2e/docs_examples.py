@@ -67,7 +67,7 @@ SKIP = {
     "netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [cost's options but --json, --list-presets]":
         "usage synopsis",
     "netloom replay TRACE -s topology=SPEC -s cable_latency=1 [-s propagation_ns_per_m=5.0]": "usage synopsis",
-    "netloom interfere WORKLOAD -c SYSTEM.ini [-s key=value]... [--json OUT|-] [--plot OUT.svg|-] [--top N]":
+    "netloom interfere WORKLOAD -c SYSTEM.ini [-s key=value]... [-j N] [--json OUT|-] [--plot OUT.svg|-] [--top N]":
         "usage synopsis",
     "netloom compare STUDY.ini -o DIR [-j N]": "usage synopsis",
     "netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]... [-j N] [--json OUT] [--csv] "
