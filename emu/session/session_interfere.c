@@ -567,11 +567,16 @@ int session_interfere(nl_sim *s, const char *workload, const struct session_inte
 	x->s = s;
 	x->path = workload;
 	x->o = o ? o : &no_opts;
+	/* The runs point the caller's progress line at x->label: its own
+	 * label is given back before x goes. */
+	const char *label = x->o->pg ? x->o->pg->label : NULL;
 	int rc = ifr_setup(x, err);
 	if (rc == 0)
 		rc = ifr_run_all(x, err);
 	if (rc == 0 && !(*doc = ifr_doc(x)))
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	if (x->o->pg)
+		x->o->pg->label = label;
 	ifr_release(x);
 	free(x);
 	return rc;
