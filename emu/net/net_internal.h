@@ -1201,6 +1201,16 @@ static inline bool fl_va_waiting(const struct flitnet *n, uint32_t g, uint64_t o
 	return n->va_wait[g] != FL_NONE16 || (n->va_wmask && n->va_wmask[ov]);
 }
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
+/* fl_activate_nic(n, e, n->now + 1), inline: a source sending a packet
+ * asks for the next cycle after each flit (nic.c). */
+static inline void fl_activate_nic_next(struct flitnet *n, uint32_t e)
+{
+	struct fl_nic *c = &n->nics[e];
+	if (c->stamp == n->now + 2)
+		return;
+	c->stamp = n->now + 2;
+	n->act_e_next[n->n_act_e_next++] = e;
+}
 /* Earliest cycle >= now at which anything happens in any partition this
  * process runs, or in partition n alone. */
 uint64_t fl_next_work(const struct flitnet *n);

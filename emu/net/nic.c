@@ -156,15 +156,26 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			if (tail)
 				n->nic_busy[s] = n->rc.wait_for_tail_credit ? 2 : 0;
 			uint32_t g = t->ep_port[e];
-			struct fl_event ev = {
-				.kind = EV_FLIT_ROUTER,
-				.to = g,
-				.vc = (uint8_t)vc,
-				.pkt = c->cur_pkt,
-				.seq = c->cur_seq,
-			};
-			/* Over the terminal channel (terminal_latency, 1 by default). */
-			fl_schedule_flit(n, now + n->ports[g].link.lat + 1, &ev);
+			/* Over the terminal channel (terminal_latency, 1 by default),
+			 * into the wheel as fl_schedule_flit puts it there: inline as
+			 * a compact flit in the usual case (a source and its router
+			 * share a partition), as fl_send_flit does for a router's. A
+			 * sparse replay injects a flit nearly every cycle, and the
+			 * call with its event cost 49 instructions a flit. */
+			const uint64_t at = now + n->ports[g].link.lat + 1;
+			if (__builtin_expect(n->fl_compact && at - now < n->wheel_mask, 1)) {
+				const struct fl_cflit f = {.pkt = c->cur_pkt, .at = fl_cflit_at(n, g, c->cur_seq, (uint8_t)vc)};
+				n->n_events += fl_slot_push_cf(n, &n->wheel[at & n->wheel_mask], f);
+			} else {
+				const struct fl_event ev = {
+					.kind = EV_FLIT_ROUTER,
+					.to = g,
+					.vc = (uint8_t)vc,
+					.pkt = c->cur_pkt,
+					.seq = c->cur_seq,
+				};
+				fl_schedule_flit(n, at, &ev);
+			}
 			n->flits_in_net++;
 			n->obs.sent_flits += n->obs.count_traffic;
 			n->last_move = now;
@@ -190,7 +201,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 	if (blocked)
 		n->nic_parked[e] = 1;
 	else if (c->cur_pkt != FL_NONE || c->q_head != FL_NONE || (n->synth.traffic && c->next_gen <= now + 1))
-		fl_activate_nic(n, e, now + 1);
+		fl_activate_nic_next(n, e);
 	else if (n->synth.traffic && c->next_gen != UINT64_MAX)
 		fl_gen_push(n, e);
 }
