@@ -546,6 +546,9 @@ static void fl_set_shape(struct flitnet *n, const struct router_cfg *rc)
 	n->unit_delays = rc->routing_delay <= 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1 &&
 			 !rc->hold_switch_for_packet;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
+	/* A whole speedup k: every cycle takes k steps and leaves the credit
+	 * at 0, where it starts (fl_jump and fl_idle_cycle keep it there). */
+	n->speedup_whole = rc->internal_speedup == floor(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
 }
 
@@ -990,7 +993,8 @@ static int fl_stages_init(struct flitnet *n, const struct router_cfg *rc, uint32
 		FL_CALLOC(n->va_wmask, (uint64_t)n->topo->n_ports * n->V);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
-	n->local_arrivals_ok = !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
+	n->local_arrivals_ok =
+		!(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit && !n->reverse_visits;
 	fl_cf_layout(n, fl_msg_packet_flits(n)); /* fl_compact, and local_arrivals with it */
 	n->pkt_max_flits = 1; /* grown as packet sizes are known (fl_pkt_max_grow) */
 	/* router.c's stage loops drop the tests of what is off here. */
@@ -1462,7 +1466,8 @@ void fl_cycle(struct flitnet *n)
 	/* Each event touches a cold record; their addresses are known, so
 	 * fetch a few events ahead (across a block boundary too). */
 	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
-	const bool lists = s->n && n->local_arrivals && n->fl_compact && !n->reverse_visits && s->n <= n->arr_cap;
+	/* local_arrivals holds fl_compact and forward visits. */
+	const bool lists = s->n && n->local_arrivals && s->n <= n->arr_cap;
 	if (s->n) {
 		if (__builtin_expect(n->reverse_visits, 0)) {
 			fl_slot_dispatch_reverse(n, s);
@@ -1484,11 +1489,14 @@ void fl_cycle(struct flitnet *n)
 	for (uint32_t i = 0; i < n->n_act_e; i++)
 		fl_nic_step(n, n->act_e[n->reverse_visits ? n->n_act_e - 1 - i : i]);
 
-	n->speedup_acc += n->rc.internal_speedup;
-	uint32_t steps = 0;
-	while (n->speedup_acc >= 1.0) {
-		steps++;
-		n->speedup_acc -= 1.0;
+	uint32_t steps = n->steps_max;
+	if (!n->speedup_whole) {
+		n->speedup_acc += n->rc.internal_speedup;
+		steps = 0;
+		while (n->speedup_acc >= 1.0) {
+			steps++;
+			n->speedup_acc -= 1.0;
+		}
 	}
 	for (uint32_t wi = 0; n->n_act_r && wi < n->act_words; wi++) {
 		uint32_t w = n->act_w0 + (n->reverse_visits ? n->act_words - 1 - wi : wi);

@@ -545,6 +545,7 @@ struct flitnet {
 	uint32_t n_la_pend, cap_la_pend;
 	uint32_t la_next;            /* partitions of METIS: la_pend entries decided so far (part.c) */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
+	bool speedup_whole;          /* internal_speedup is whole: steps_max steps a cycle, speedup_acc 0 */
 	uint64_t xb_at;              /* direct_xbar: the cycle of a router's next step, when a
 					flit granted in this one leaves the crossbar (fl_cycle) */
 
