@@ -7,11 +7,13 @@
  * message sent at time s enters the source queue at the first cycle not
  * yet simulated at or after s (the cycle of s itself unless the network has
  * already run it, as after an advance that stopped on a delivery in that
- * cycle). A send before the time the network reached (the last advance's
- * *reached_ps, or inside a deliver callback the delivery's time, which is
- * the time that advance reaches), or an advance to it, is refused as the
- * analytic backend refuses it (net.h's contract), and so is a send past
- * NET_TIME_MAX_PS (net_time_check).
+ * cycle); one dated past the cycle reached waits for the advance that
+ * reaches its cycle, which delivers what completes before. A send before
+ * the time the network reached (the last advance's *reached_ps, or inside
+ * a deliver callback the delivery's time, which is the time that advance
+ * reaches), or an advance to it, is refused as the analytic backend
+ * refuses it (net.h's contract), and so is a send past NET_TIME_MAX_PS
+ * (net_time_check).
  *
  * The report lists the busiest router-to-router channels of the whole
  * replay: a channel carries at most one flit per cycle, so its busy time is
@@ -42,6 +44,15 @@ struct flit_backend {
 	uint64_t reached_ps; /* the time the network reached (ps): no send or advance before it */
 	net_deliver_fn deliver; /* the running advance's caller's callback (flit_deliver calls it) */
 	void *deliver_ctx;
+	struct flit_pend *pend; /* sends dated past the network's clock, in order (flit_send) */
+	size_t n_pend, cap_pend, pend_next; /* pend[pend_next .. n_pend - 1] still to be made */
+};
+
+/* A send whose cycle the network has not reached: its packets are made
+ * when an advance gets there (flit_make_due). */
+struct flit_pend {
+	uint64_t cycle, msg_id, bytes;
+	uint32_t src_ep, dst_ep;
 };
 
 
@@ -111,6 +122,7 @@ static void flit_destroy(struct net_backend *b)
 	if (!fb)
 		return;
 	flitnet_free(fb->net);
+	free(fb->pend);
 	free(fb->job_flits);
 	free(fb->job_list);
 	free(fb);
@@ -137,6 +149,17 @@ static uint32_t flit_msg_alloc(struct flitnet *n)
 	return n->msg.n_msgs++;
 }
 
+static int flit_make(struct flit_backend *fb, uint32_t src_ep, uint32_t dst_ep, uint64_t bytes, uint64_t n_pkts,
+		     uint64_t msg_id, struct nl_err *err);
+
+/* Packets of a message of `bytes` (flit_send checked the count). */
+static uint64_t flit_msg_packets(const struct flit_backend *fb, uint64_t bytes)
+{
+	/* Rounded up without the sum that wraps for bytes near 2^64 (0
+	 * packets: the message lost). */
+	return bytes ? bytes / fb->packet_bytes + (bytes % fb->packet_bytes != 0) : 1;
+}
+
 static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep, uint64_t bytes,
 		     uint64_t msg_id, struct nl_err *err)
 {
@@ -148,9 +171,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		return nl_errf(err, NL_EINVAL, "message %llu: endpoint %u -> %u outside 0..%u",
 			       (unsigned long long)msg_id, src_ep, dst_ep, t->n_endpoints - 1);
 	NL_CHECK(net_time_check("flit backend", true, now_ps, fb->reached_ps, err));
-	/* Rounded up without the sum that wraps for bytes near 2^64 (0
-	 * packets: the message lost). */
-	uint64_t n_pkts = bytes ? bytes / fb->packet_bytes + (bytes % fb->packet_bytes != 0) : 1;
+	const uint64_t n_pkts = flit_msg_packets(fb, bytes);
 	if (n_pkts > UINT32_MAX)
 		return nl_errf(err, NL_ERANGE,
 			       "flit backend: message %" PRIu64 ": %" PRIu64 " bytes is too large: expected at most %" PRIu64
@@ -159,12 +180,41 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	uint64_t cycle = now_ps / fb->cycle_ps + (now_ps % fb->cycle_ps != 0);
 	if (cycle < n->now)
 		cycle = n->now;
+	/* A send dated past the clock waits for an advance to reach its
+	 * cycle (flit_advance), which delivers what completes on the way.
+	 * Running the network there from here would have no callback for
+	 * those deliveries (they were lost), and from inside a deliver
+	 * callback would re-enter the cycle's delivery loop (fl_msg_flush;
+	 * test_session's test_send_later). A later send dated before a
+	 * waiting one goes at the waiting one's cycle, where such a run
+	 * would have left the clock. */
+	if (fb->pend_next < fb->n_pend && cycle < fb->pend[fb->n_pend - 1].cycle)
+		cycle = fb->pend[fb->n_pend - 1].cycle;
 	if (cycle > n->now) {
-		/* Nothing can complete before `cycle` (the caller advanced to
-		 * now_ps first), so running up to it only moves flits along. */
-		n->msg.deliver = NULL;
-		NL_CHECK(flitnet_run_until(n, cycle, err));
+		if (fb->n_pend == fb->cap_pend) {
+			size_t cap = fb->cap_pend ? 2 * fb->cap_pend : 16;
+			struct flit_pend *p = realloc(fb->pend, cap * sizeof *p);
+			if (!p)
+				return nl_errf(err, NL_ENOMEM, "message %" PRIu64 ": out of memory", msg_id);
+			fb->pend = p;
+			fb->cap_pend = cap;
+		}
+		fb->pend[fb->n_pend++] = (struct flit_pend){
+			.cycle = cycle, .msg_id = msg_id, .bytes = bytes, .src_ep = src_ep, .dst_ep = dst_ep};
+		return 0;
 	}
+	return flit_make(fb, src_ep, dst_ep, bytes, n_pkts, msg_id, err);
+}
+
+/* Message msg_id's record and packets, queued at src_ep at the current
+ * cycle (every rank under MPI keeps the record; the source's makes the
+ * packets). */
+static int flit_make(struct flit_backend *fb, uint32_t src_ep, uint32_t dst_ep, uint64_t bytes, uint64_t n_pkts,
+		     uint64_t msg_id, struct nl_err *err)
+{
+	struct flitnet *n = fb->net;
+	const struct topo *t = n->topo;
+	const uint64_t cycle = n->now;
 	uint32_t mi = flit_msg_alloc(n);
 	if (mi == FL_NONE)
 		return nl_errf(err, NL_ENOMEM, "out of memory for messages");
@@ -217,6 +267,29 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	return 0;
 }
 
+/* The waiting sends due by the current cycle (the advances stop at each
+ * one's cycle, so due at it), made in the order they were sent
+ * (flit_send); a failure leaves the rest unmade (the network is then
+ * refused, net.h). */
+static int flit_make_due(struct flit_backend *fb, struct nl_err *err)
+{
+	struct flitnet *n = fb->net;
+	while (fb->pend_next < fb->n_pend && fb->pend[fb->pend_next].cycle <= n->now) {
+		const struct flit_pend p = fb->pend[fb->pend_next++];
+		NL_ASSERT(p.cycle == n->now);
+		NL_CHECK(flit_make(fb, p.src_ep, p.dst_ep, p.bytes, flit_msg_packets(fb, p.bytes), p.msg_id, err));
+	}
+	if (fb->pend_next == fb->n_pend)
+		fb->pend_next = fb->n_pend = 0;
+	return 0;
+}
+
+/* The cycle of the first waiting send, UINT64_MAX for none. */
+static uint64_t flit_pend_cycle(const struct flit_backend *fb)
+{
+	return fb->pend_next < fb->n_pend ? fb->pend[fb->pend_next].cycle : UINT64_MAX;
+}
+
 /* The advance's deliver callback, called through here so a send it makes
  * is checked against the delivery's time: the advance reaches that time
  * (it stops there), as the analytic backend's does before its callbacks. */
@@ -243,8 +316,18 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	*reached_ps = until_ps;
 	if (!n->mx) {
 		/* The loop below for one process, in one call (its set-up once
-		 * per cycle with work was 3.5% of a sparse replay). */
-		int rc = flitnet_run_to_delivery(n, last, err);
+		 * per cycle with work was 3.5% of a sparse replay). A waiting
+		 * send's cycle is reached as flitnet_run_until reached it (the
+		 * idle cycles before it jumped), stopping at a delivery. */
+		int rc = 0;
+		for (uint64_t c; rc == 0 && !n->msg.delivered && (c = flit_pend_cycle(fb)) <= last;) {
+			if (n->now < c)
+				rc = flitnet_run_to_delivery(n, c - 1, true, err);
+			if (rc == 0 && !n->msg.delivered)
+				rc = flit_make_due(fb, err);
+		}
+		if (rc == 0 && !n->msg.delivered)
+			rc = flitnet_run_to_delivery(n, last, false, err);
 		if (rc < 0) {
 			n->msg.deliver = NULL;
 			return rc;
@@ -258,6 +341,19 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 			if (fl_mpi_peer_check(n, err) < 0) {
 				n->msg.deliver = NULL;
 				return NL_ESTATE;
+			}
+			/* A waiting send due before any other work: its cycle,
+			 * every rank alike (each sends every message). */
+			const uint64_t c = flit_pend_cycle(fb);
+			if (c <= next && c <= last) {
+				int rc = n->now < c ? flitnet_run_until(n, c, err) : 0;
+				if (rc == 0)
+					rc = flit_make_due(fb, err);
+				if (rc < 0) {
+					n->msg.deliver = NULL;
+					return rc;
+				}
+				continue;
 			}
 			if (next > last) {
 				for (uint32_t k = 0; k < n->n_parts; k++)
@@ -278,6 +374,8 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	n->msg.deliver = NULL;
 	fb->reached_ps = *reached_ps;
 	uint64_t nw = fl_next_work_all(n);
+	if (flit_pend_cycle(fb) < nw)
+		nw = flit_pend_cycle(fb);
 	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;
 	return 0;
 }

@@ -1988,7 +1988,7 @@ static int fl_run_one_process(struct flitnet *n, uint64_t cycle, struct nl_err *
  * Each step is the one the two calls took: the same jumps (fl_jump to the
  * next cycle with work, a plain clock move past `last`), the same cycle,
  * the same checks after it, and the same stops. */
-int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, struct nl_err *err)
+int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, bool jump_tail, struct nl_err *err)
 {
 	NL_ASSERT(!n->mx);
 	if (n->n_parts > 1)
@@ -2000,8 +2000,11 @@ int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, struct nl_err *err
 			(void)fl_wake_min(n); /* as fl_run_one_process: one scan a cycle */
 		const uint64_t next = fl_next_work(n);
 		if (next > last) {
-			for (uint32_t k = 0; k < n->n_parts; k++)
-				fl_set_now(n->part[k], last + 1);
+			if (jump_tail)
+				fl_jump(n, last + 1);
+			else
+				for (uint32_t k = 0; k < n->n_parts; k++)
+					fl_set_now(n->part[k], last + 1);
 			break;
 		}
 		if (next > n->now)

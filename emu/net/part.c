@@ -587,7 +587,14 @@ void fl_part_gather_done(struct flitnet *n, struct flitnet *s)
 
 /* Messages completed in the cycle, delivered in ejecting-router order
  * (stable), which is the order one partition's wheel gives them and the
- * same for any number of partitions. */
+ * same for any number of partitions.
+ *
+ * A deliver callback may send (net.h): flit_send then only adds to the
+ * message pool and the source queues, or, dated past this cycle, waits
+ * for an advance (backend_flit.c). It runs no cycle and leaves
+ * md->deliver and md->done alone, so the loop reads them safely; the
+ * pool may move (flit_msg_alloc grows it), so the record is found again
+ * by its index after the call. */
 static void fl_msg_flush(struct flitnet *n)
 {
 	struct fl_msgdrv *md = &n->msg;
@@ -601,10 +608,9 @@ static void fl_msg_flush(struct flitnet *n)
 	}
 	for (uint32_t i = 0; i < md->n_done; i++) {
 		uint32_t mi = (uint32_t)d[i];
-		struct fl_msg *m = &md->msgs[mi];
-		md->deliver(md->deliver_ctx, m->id, (n->now - 1) * (uint64_t)n->nc.cycle_ps);
+		md->deliver(md->deliver_ctx, md->msgs[mi].id, (n->now - 1) * (uint64_t)n->nc.cycle_ps);
 		md->delivered++;
-		m->next = md->free_msg;
+		md->msgs[mi].next = md->free_msg;
 		md->free_msg = mi;
 	}
 	md->n_done = 0;

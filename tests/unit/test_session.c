@@ -479,6 +479,93 @@ static void test_send_before_delivery(void)
 	}
 }
 
+/* A send dated later than the time reached, on the flit backend: from a
+ * deliver callback while another message of the same cycle is still to
+ * be delivered, from a callback while another message is in flight that
+ * completes before the send's time, and between two advances past such a
+ * completion. The network ran to the send's cycle at once with no
+ * callback: the first two crashed (the cycle's delivery loop called the
+ * cleared callback), the third never delivered the message completing on
+ * the way. Each message is delivered once, in time order, and the send
+ * on a path of its own leaves the other message's time as it was. */
+struct later {
+	nl_sim *s;
+	int n, rc_send;
+	uint64_t id[8], t[8];
+	uint64_t send_after_ps; /* callback of message 1: send message 10 this much later (0: none) */
+};
+
+static void later_deliver(void *ctx, uint64_t id, uint64_t t)
+{
+	struct later *l = ctx;
+	struct nl_err e = {0};
+	if (l->n < 8) {
+		l->id[l->n] = id;
+		l->t[l->n] = t;
+	}
+	l->n++;
+	if (id == 1 && l->send_after_ps)
+		l->rc_send = nl_sim_send(l->s, t + l->send_after_ps, 0, 1, 64, 10, &e);
+}
+
+/* mode 0: messages 1 (0 -> 1) and 2 (2 -> 3, 64 bytes: the same cycle, or
+ * 4096 bytes: later) sent at 0, 1's callback sending 10 (0 -> 1) at
+ * +send_after_ps; mode 1: 10 sent between the advances, after the first
+ * delivery. Deliveries in l. */
+static void later_run(struct later *l, uint64_t bytes2, int mode, uint64_t send_after_ps)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=2x2", &e), &e);
+	CHECK_OK(nl_sim_set(s, "backend", "flit", &e), &e);
+	CHECK_OK(nl_sim_send(s, 0, 0, 1, 64, 1, &e), &e);
+	CHECK_OK(nl_sim_send(s, 0, 2, 3, bytes2, 2, &e), &e);
+	*l = (struct later){.s = s, .send_after_ps = mode == 0 ? send_after_ps : 0};
+	uint64_t reached = 0, next = 0;
+	CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, later_deliver, l, &reached, &next, &e), &e);
+	if (mode == 1 && send_after_ps)
+		CHECK_OK(nl_sim_send(s, reached + send_after_ps, 0, 1, 64, 10, &e), &e);
+	for (int guard = 0; next != UINT64_MAX && guard < 100; guard++)
+		CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, later_deliver, l, &reached, &next, &e), &e);
+	CHECK_EQ(l->rc_send, 0);
+	for (int i = 1; i < l->n && i < 8; i++)
+		CHECK(l->t[i] >= l->t[i - 1]);
+	nl_sim_free(s);
+}
+
+static void test_send_later(void)
+{
+	struct later base, l;
+	for (int mode = 0; mode < 2; mode++) {
+		for (int b = 0; b < 2; b++) {
+			const uint64_t bytes2 = b ? 4096 : 64;
+			later_run(&base, bytes2, mode, 0);
+			CHECK_EQ(base.n, 2);
+			/* 200 ns: after 1's delivery, before 2's when it is large. */
+			later_run(&l, bytes2, mode, 200000);
+			CHECK_EQ(l.n, 3);
+			uint64_t t2 = 0, t10 = 0;
+			int seen2 = 0, seen10 = 0;
+			for (int i = 0; i < l.n; i++) {
+				if (l.id[i] == 2) {
+					seen2++;
+					t2 = l.t[i];
+				} else if (l.id[i] == 10) {
+					seen10++;
+					t10 = l.t[i];
+				}
+			}
+			CHECK_EQ(seen2, 1);
+			CHECK_EQ(seen10, 1);
+			CHECK_UINT(t2, ==, base.id[1] == 2 ? base.t[1] : base.t[0]);
+			CHECK_UINT(t10, >, l.t[0] + 200000);
+			if (b)
+				CHECK_UINT(t10, <, t2); /* sent before 2 completed */
+		}
+	}
+}
+
 /* After an advance that failed part-way (a deadlock), the network takes
  * no more sends or advances, at any time, until nl_sim_net_open builds a
  * new one (the flit backend took a send at 0 ps, its reached time stale). */
@@ -1017,6 +1104,7 @@ int main(void)
 	TEST_RUN(test_sweep_tiny_step);
 	TEST_RUN(test_message_extremes);
 	TEST_RUN(test_send_before_delivery);
+	TEST_RUN(test_send_later);
 	TEST_RUN(test_send_after_deadlock);
 	TEST_RUN(test_refused_keeps_results);
 	TEST_RUN(test_unknown_flags);
