@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/thread.h"
 
 struct pool {
 	const struct pool_opts *o;
@@ -108,7 +109,7 @@ int pool_run(const struct pool_opts *o, int *rcs, struct nl_err *errs, struct nl
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	size_t started = 0;
-	while (started + 1 < T && pthread_create(&tids[started], NULL, pool_take, &p) == 0)
+	while (started + 1 < T && nl_thread_create(&tids[started], pool_take, &p) == 0)
 		started++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* The first run here, first: what the caller finishes after it

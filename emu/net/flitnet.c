@@ -11,6 +11,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/thread.h"
 #include "net/hold.h"
 #include "net/net_internal.h"
 #include "net/voq.h"
@@ -417,16 +418,11 @@ void fl_pkt_max_grow(struct flitnet *n, uint32_t flits)
  * when the network is built. */
 static void fl_env_fail_nth(struct flitnet *n)
 {
-	const char *s = getenv("NETLOOM_TEST_FAIL_ALLOC");
-	if (!s || s[0] < '1' || s[0] > '9')
-		return;
-	char *e;
-	errno = 0;
-	unsigned long long v = strtoull(s, &e, 10);
-	if (errno || *e || v > UINT32_MAX)
+	const uint32_t v = nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC");
+	if (!v)
 		return;
 	for (uint32_t i = 0; i < n->n_own; i++)
-		n->part[n->own[i]]->fail_nth = (uint32_t)v;
+		n->part[n->own[i]]->fail_nth = v;
 }
 
 /* flitnet_new's phases, in the order it runs them; each returns 0 or a

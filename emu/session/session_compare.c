@@ -29,6 +29,7 @@
 #include "core/param.h"
 #include "core/path.h"
 #include "core/progress.h"
+#include "core/thread.h"
 #include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
@@ -389,7 +390,7 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	atomic_init(&c->next, 0);
 	pthread_mutex_init(&c->mu, NULL);
 	for (; started + 1 < nt && started < 64; started++)
-		if (pthread_create(&th[started], NULL, cmp_worker, c))
+		if (nl_thread_create(&th[started], cmp_worker, c))
 			break;
 	cmp_worker(c);
 	for (unsigned t = 0; t < started; t++)

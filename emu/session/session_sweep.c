@@ -14,6 +14,7 @@
 #include "core/cpus.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/thread.h"
 #include "net/net.h"
 #include "session/session_internal.h"
 
@@ -207,7 +208,7 @@ int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsi
 		/* Points 1..n-1 on new threads, point 0 on this one; a thread
 		 * that cannot start runs its point here afterwards. */
 		for (uint32_t i = 1; i < n; i++)
-			started[i] = pthread_create(&tids[i], NULL, sweep_job_run, &jobs[i]) == 0;
+			started[i] = nl_thread_create(&tids[i], sweep_job_run, &jobs[i]) == 0;
 		sweep_job_run(&jobs[0]);
 		for (uint32_t i = 1; i < n; i++) {
 			if (started[i])

@@ -1,5 +1,6 @@
 /* Unit tests: core (errors, parameters, RNG, statistics, config, output, pool). */
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 #include "core/rng.h"
 #include "core/stats.h"
 #include "core/text.h"
+#include "core/thread.h"
 #include "test.h"
 
 struct demo {
@@ -1580,6 +1582,62 @@ static void test_pool(void)
 	}
 }
 
+/* --- thread: the one thread start and its test hook ---------------------- */
+
+static void *thread_noop(void *arg)
+{
+	return arg;
+}
+
+/* Start a thread under NETLOOM_TEST_FAIL_THREAD=v: 0 started (and
+ * joined), or the error number. */
+static int thread_try(void)
+{
+	pthread_t t;
+	int e = nl_thread_create(&t, thread_noop, NULL);
+	if (!e)
+		pthread_join(t, NULL);
+	return e;
+}
+
+/* The hook counts starts over the process, from the first start made
+ * with it set: `N` fails the Nth alone, `N+` the Nth and later, `all`
+ * every one; anything else, none (and unset, nothing is counted). */
+static void test_thread_fail_hook(void)
+{
+	unsetenv("NETLOOM_TEST_FAIL_THREAD");
+	CHECK_EQ(thread_try(), 0);
+	setenv("NETLOOM_TEST_FAIL_THREAD", "2", 1);
+	CHECK_EQ(thread_try(), 0);      /* start 1 */
+	CHECK_EQ(thread_try(), EAGAIN); /* 2 */
+	CHECK_EQ(thread_try(), 0);      /* 3 */
+	setenv("NETLOOM_TEST_FAIL_THREAD", "5+", 1);
+	CHECK_EQ(thread_try(), 0);      /* 4 */
+	CHECK_EQ(thread_try(), EAGAIN); /* 5 */
+	CHECK_EQ(thread_try(), EAGAIN); /* 6 */
+	setenv("NETLOOM_TEST_FAIL_THREAD", "all", 1);
+	CHECK_EQ(thread_try(), EAGAIN);
+	const char *off[] = {"0", "x", "7x", "8++", "+", "-1", "99999999999", "ALL", "all "};
+	for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+		setenv("NETLOOM_TEST_FAIL_THREAD", off[i], 1);
+		CHECK_EQ(thread_try(), 0);
+	}
+	unsetenv("NETLOOM_TEST_FAIL_THREAD");
+	CHECK_EQ(thread_try(), 0);
+	/* NETLOOM_TEST_FAIL_ALLOC's number: 1 to 4294967295, else off. */
+	setenv("NETLOOM_TEST_FAIL_ALLOC", "4294967295", 1);
+	CHECK_EQ(nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC"), 4294967295u);
+	setenv("NETLOOM_TEST_FAIL_ALLOC", "12", 1);
+	CHECK_EQ(nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC"), 12u);
+	const char *bad[] = {"4294967296", "0", "012", "12+", " 12", "", "x"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		setenv("NETLOOM_TEST_FAIL_ALLOC", bad[i], 1);
+		CHECK_EQ(nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC"), 0u);
+	}
+	unsetenv("NETLOOM_TEST_FAIL_ALLOC");
+	CHECK_EQ(nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC"), 0u);
+}
+
 int main(void)
 {
 	TEST_RUN(test_error_table);
@@ -1618,5 +1676,6 @@ int main(void)
 	TEST_RUN(test_output_staged_second_signal);
 	TEST_RUN(test_output_read_svg);
 	TEST_RUN(test_pool);
+	TEST_RUN(test_thread_fail_hook);
 	return test_done();
 }
