@@ -3,10 +3,10 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/thread.h"
 #include "net/net_internal.h"
 #include "net/workers.h"
 
@@ -195,14 +195,23 @@ int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err)
 	atomic_init(&w->quit, false);
 	for (uint32_t i = 0; i < n_threads - 1; i++) {
 		w->w[i] = (struct fl_worker){.pool = w, .id = i + 1};
-		int e = pthread_create(&w->w[i].thread, NULL, fl_worker_main, &w->w[i]);
-		if (e) {
-			fl_workers_stop(w);
-			return nl_errf(err, NL_ENOMEM, "cannot start thread %u of %u for the flit model: %s", i + 2,
-				       n_threads, strerror(e));
-		}
+		if (nl_thread_create(&w->w[i].thread, fl_worker_main, &w->w[i]))
+			break;
 		w->n_started++;
 	}
+	/* A thread that cannot start (a limit on processes or threads:
+	 * ulimit -u, a cgroup's pids.max) leaves its partitions to those that
+	 * did: the results are the same bytes on any thread count, and the
+	 * partitions were cut before, so only the wall time changes. Failing
+	 * instead lost the run over what threads only speed up, and under MPI
+	 * on one rank alone. Workers read n_threads only once released (the
+	 * first bump of `go` publishes it); none started, the caller's thread
+	 * runs every partition, as with threads = 1. */
+	if (w->n_started == 0) {
+		fl_workers_stop(w);
+		return 0;
+	}
+	w->n_threads = w->n_started + 1;
 	n->workers = w;
 	return 0;
 }

@@ -38,7 +38,10 @@ struct fl_workers;
 #define FL_ROUTERS_PER_THREAD 512u
 
 /* Start n_threads - 1 workers for root network n (n_threads >= 2, at most
- * n->n_own, the partitions this process runs). NL_ENOMEM or NL_ESYS with one line in *err. */
+ * n->n_own, the partitions this process runs). Workers that cannot start
+ * are done without: the partitions run on those that did (none: on the
+ * caller's thread alone, n->workers left NULL), with the same results.
+ * NL_ENOMEM with one line in *err. */
 int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err);
 /* Run one cycle of every partition (fl_cycle), the caller's share on the
  * caller's thread; returns when all are done. */
