@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "core/thread.h"
 #include "topo/topo.h"
 
 static void floor_grid(uint32_t c, uint32_t *rows, uint32_t *cols)
@@ -85,7 +86,31 @@ static bool floor_port_cabinets(const struct layout *lo, uint32_t g, uint32_t *a
 	return true;
 }
 
-static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, struct nl_err *err)
+/* The annealing's allocations, all made on the caller's thread before
+ * any helper starts: malloc and calloc, except that with the test hook
+ * NETLOOM_TEST_FAIL_ALLOC=N (*fail_nth = N, 0 = off) the Nth and every
+ * later one fail, so that a test runs each out-of-memory path from the
+ * command line (tests/e2e/thread_fallbacks.sh). */
+static void *floor_malloc(uint32_t *fail_nth, size_t size)
+{
+	if (*fail_nth == 1)
+		return NULL;
+	if (*fail_nth)
+		(*fail_nth)--;
+	return malloc(size);
+}
+
+static void *floor_calloc(uint32_t *fail_nth, size_t n, size_t size)
+{
+	if (*fail_nth == 1)
+		return NULL;
+	if (*fail_nth)
+		(*fail_nth)--;
+	return calloc(n, size);
+}
+
+static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, uint32_t *fail_nth,
+			     struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	uint64_t n = 0, *keys;
@@ -96,16 +121,18 @@ static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, st
 	for (uint32_t g = 0; g < t->n_ports; g++)
 		if (floor_port_cabinets(lo, g, &a, &b) && a != b)
 			n += topo_port_is_network(t, g) ? 1 : 2;
-	keys = malloc((size_t)(n ? n : 1) * sizeof *keys);
-	fg->off = calloc((size_t)C + 1, sizeof *fg->off);
-	fg->nb = malloc((size_t)(n ? n : 1) * sizeof *fg->nb);
-	fg->w = malloc((size_t)(n ? n : 1) * sizeof *fg->w);
+	keys = floor_malloc(fail_nth, (size_t)(n ? n : 1) * sizeof *keys);
+	fg->off = floor_calloc(fail_nth, (size_t)C + 1, sizeof *fg->off);
+	fg->nb = floor_malloc(fail_nth, (size_t)(n ? n : 1) * sizeof *fg->nb);
+	fg->w = floor_malloc(fail_nth, (size_t)(n ? n : 1) * sizeof *fg->w);
 	if (!keys || !fg->off || !fg->nb || !fg->w) {
 		free(keys);
 		free(fg->off);
 		free(fg->nb);
 		free(fg->w);
-		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+		*fg = (struct floor_graph){0};
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory for the annealing's cabinet graph (%u cabinets, %llu "
+					       "cable ends)", C, (unsigned long long)n);
 	}
 	/* Each link appears once from each end: directed keys (a, b). */
 	n = 0;
@@ -253,6 +280,7 @@ struct floor_job {
 	pthread_mutex_t mu;        /* guards running; cv signals its changes */
 	pthread_cond_t cv;
 	uint32_t running;          /* helper threads started and not finished */
+	uint32_t fail_nth;         /* the test hook's count (floor_malloc); the caller's thread only */
 };
 
 /* One thread's share: its working arrays and the best of its trials. */
@@ -410,11 +438,11 @@ static bool floor_run_init(struct floor_run *r, struct floor_job *job)
 	size_t c = job->C ? job->C : 1;
 	*r = (struct floor_run){.job = job, .keep_m = INFINITY};
 	r->sa = (struct floor_sa){.fg = job->fg, .cols = job->cols, .wx = job->wx, .wy = job->wy};
-	r->sa.pos = malloc(c * sizeof *r->sa.pos);
-	r->sa.xy = malloc(c * sizeof *r->sa.xy);
-	r->sa.occ = malloc((size_t)job->cells * sizeof *r->sa.occ);
-	r->best = malloc(c * sizeof *r->best);
-	r->keep = malloc(c * sizeof *r->keep);
+	r->sa.pos = floor_malloc(&job->fail_nth, c * sizeof *r->sa.pos);
+	r->sa.xy = floor_malloc(&job->fail_nth, c * sizeof *r->sa.xy);
+	r->sa.occ = floor_malloc(&job->fail_nth, (size_t)job->cells * sizeof *r->sa.occ);
+	r->best = floor_malloc(&job->fail_nth, c * sizeof *r->best);
+	r->keep = floor_malloc(&job->fail_nth, c * sizeof *r->keep);
 	if (r->sa.pos && r->sa.xy && r->sa.occ && r->best && r->keep)
 		return true;
 	floor_run_release(r);
@@ -451,11 +479,12 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	struct floor_graph fg = {0};
 	struct floor_run *run = NULL;
 	uint32_t C = lo->n_cabinets, rows, cols, n_runs = 0, n_started = 0;
+	uint32_t fail_nth = nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC");
 	int rc;
 
 	if (trials == 0)
 		return nl_errf(err, NL_ECONFIG, "--trials: value 0: expected at least 1 annealing trial");
-	NL_CHECK(floor_graph_build(lo, &fg, err));
+	NL_CHECK(floor_graph_build(lo, &fg, &fail_nth, err));
 	floor_grid(C, &rows, &cols);
 	struct floor_job job = {
 		.fg = &fg,
@@ -468,6 +497,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 		.seed = seed,
 		.trials = trials,
 		.pg = lo->progress,
+		.fail_nth = fail_nth,
 	};
 	atomic_init(&job.next, 0);
 	atomic_init(&job.moves, 0);
@@ -475,9 +505,10 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	pthread_mutex_init(&job.mu, NULL);
 	pthread_cond_init(&job.cv, NULL);
 	uint32_t want = nl_threads_for_items(threads, trials);
-	run = calloc(want, sizeof *run);
+	run = floor_calloc(&job.fail_nth, want, sizeof *run);
 	if (!run || !floor_run_init(&run[0], &job)) {
-		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
+		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory for an annealing trial (%u cabinets on %u cells)", C,
+			     job.cells);
 		goto out;
 	}
 	run[0].is_caller = true;
@@ -489,7 +520,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 		pthread_mutex_lock(&job.mu);
 		job.running++;
 		pthread_mutex_unlock(&job.mu);
-		if (pthread_create(&run[i].thread, NULL, floor_thread_main, &run[i])) {
+		if (nl_thread_create(&run[i].thread, floor_thread_main, &run[i])) {
 			pthread_mutex_lock(&job.mu);
 			job.running--;
 			pthread_mutex_unlock(&job.mu);

@@ -415,7 +415,10 @@ void fl_pkt_max_grow(struct flitnet *n, uint32_t flits)
  * every later one, fail, so that one MPI rank runs out of memory alone,
  * at a cycle a test can reproduce (tests/e2e/mpi_engine.sh). Unset or
  * anything but a number from 1 to 4294967295: nothing fails. Read once,
- * when the network is built. */
+ * when the network is built. The annealing counts its own allocations
+ * against the same N (layout/floor.c); both hooks, this and
+ * NETLOOM_TEST_FAIL_THREAD (core/thread.h), in docs/scaling.md, "When a
+ * thread cannot start". */
 static void fl_env_fail_nth(struct flitnet *n)
 {
 	const uint32_t v = nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC");
