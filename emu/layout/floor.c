@@ -131,8 +131,8 @@ static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, ui
 		free(fg->nb);
 		free(fg->w);
 		*fg = (struct floor_graph){0};
-		return nl_errf(err, NL_ENOMEM, "layout: out of memory for the annealing's cabinet graph (%u cabinets, %llu "
-					       "cable ends)", C, (unsigned long long)n);
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory for the annealing's cabinet graph (%u cabinet%s, %llu "
+					       "cable ends)", C, C == 1 ? "" : "s", (unsigned long long)n);
 	}
 	/* Each link appears once from each end: directed keys (a, b). */
 	n = 0;
@@ -507,8 +507,8 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	uint32_t want = nl_threads_for_items(threads, trials);
 	run = floor_calloc(&job.fail_nth, want, sizeof *run);
 	if (!run || !floor_run_init(&run[0], &job)) {
-		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory for an annealing trial (%u cabinets on %u cells)", C,
-			     job.cells);
+		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory for an annealing trial (%u cabinet%s on %u cell%s)", C,
+			     C == 1 ? "" : "s", job.cells, job.cells == 1 ? "" : "s");
 		goto out;
 	}
 	run[0].is_caller = true;
