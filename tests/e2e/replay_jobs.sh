@@ -31,6 +31,8 @@ for j in 1 2 3; do
   "$netloom" replay "$lj8" "${dl[@]}" "${nets[@]}" -j "$j" --json "$dir/f$j.json" --svg "$dir/f$j.svg" \
     --otf2 "$dir/f$j.otf2" >"$dir/f$j.out" 2>"$dir/f$j.err"
   echo $? >"$dir/f$j.rc"
+  # The CSV table is the same code for any N: one threaded run against -j 1.
+  [ "$j" -eq 3 ] && continue
   "$netloom" replay "$lj8" "${dl[@]}" "${nets[@]}" --jobs "$j" --csv >"$dir/c$j.csv" 2>"$dir/c$j.err"
   echo $? >"$dir/c$j.rc"
 done
@@ -47,15 +49,15 @@ expect_eq "flit: CSV rows" \
 [ -s "$dir/f1.svg" ] || fail "flit: the first network's --svg not written"
 for j in 2 3; do
   expect_eq "flit -j $j: exit" "$(cat "$dir/f$j.rc")" 1
-  expect_eq "flit -j $j --csv: exit" "$(cat "$dir/c$j.rc")" 1
   same "flit -j $j: stdout" "$dir/f1.out" "$dir/f$j.out"
   same "flit -j $j: stderr" "$dir/f1.err" "$dir/f$j.err"
   same "flit -j $j: JSON" <(nowall "$dir/f1.json") <(nowall "$dir/f$j.json")
   same "flit -j $j: --svg" "$dir/f1.svg" "$dir/f$j.svg"
-  same "flit -j $j: --csv" "$dir/c1.csv" "$dir/c$j.csv"
-  same "flit -j $j: --csv stderr" "$dir/c1.err" "$dir/c$j.err"
   [ -f "$dir/f$j.otf2/traces.otf2" ] || fail "flit -j $j: the first network's --otf2 archive not written"
 done
+expect_eq "flit -j 2 --csv: exit" "$(cat "$dir/c2.rc")" 1
+same "flit -j 2: --csv" "$dir/c1.csv" "$dir/c2.csv"
+same "flit -j 2: --csv stderr" "$dir/c1.err" "$dir/c2.err"
 # Only the archives: no staged DIR.tmp-* left behind by any run.
 expect_eq "flit: --otf2 directories" "$(cd "$dir" && ls -d f*.otf2* | tr '\n' ' ')" "f1.otf2 f2.otf2 f3.otf2 "
 # The first network deadlocking: its timeline is not drawn, said last.
