@@ -322,12 +322,12 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 		int rc = 0;
 		for (uint64_t c; rc == 0 && !n->msg.delivered && (c = flit_pend_cycle(fb)) <= last;) {
 			if (n->now < c)
-				rc = flitnet_run_to_delivery(n, c - 1, true, err);
+				rc = flitnet_run_to_delivery(n, c - 1, err);
 			if (rc == 0 && !n->msg.delivered)
 				rc = flit_make_due(fb, err);
 		}
 		if (rc == 0 && !n->msg.delivered)
-			rc = flitnet_run_to_delivery(n, last, false, err);
+			rc = flitnet_run_to_delivery(n, last, err);
 		if (rc < 0) {
 			n->msg.deliver = NULL;
 			return rc;
@@ -356,8 +356,9 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 				continue;
 			}
 			if (next > last) {
-				for (uint32_t k = 0; k < n->n_parts; k++)
-					fl_set_now(n->part[k], last + 1);
+				/* Jumped as the one process's advance jumps it
+				 * (flitnet_run_to_delivery), speedup credit too. */
+				fl_clock_jump(n, last + 1);
 				break;
 			}
 			int rc = flitnet_run_until(n, next + 1, err);

@@ -1715,6 +1715,11 @@ static inline void fl_jump(struct flitnet *n, uint64_t t)
 	}
 }
 
+void fl_clock_jump(struct flitnet *n, uint64_t t)
+{
+	fl_jump(n, t);
+}
+
 /* check_interval -1: conservation checks in debug builds (DESIGN §9),
  * every 1024 cycles, or on a large network every (output VCs / 4)
  * cycles. A check reads every output VC and walks the events, so at a
@@ -1985,9 +1990,12 @@ static int fl_run_one_process(struct flitnet *n, uint64_t cycle, struct nl_err *
  * work, and that call's set-up was 3.5% of a sparse replay's instructions
  * (lammps-lj-2: one packet's flits moving through two routers a cycle).
  * Each step is the one the two calls took: the same jumps (fl_jump to the
- * next cycle with work, a plain clock move past `last`), the same cycle,
- * the same checks after it, and the same stops. */
-int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, bool jump_tail, struct nl_err *err)
+ * next cycle with work), the same cycle, the same checks after it, and
+ * the same stops. The idle cycles up to `last` are jumped too, speedup
+ * credit included, so a fractional internal_speedup's steps do not
+ * depend on where the advances stop (test_net's
+ * test_advance_split_speedup). */
+int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, struct nl_err *err)
 {
 	NL_ASSERT(!n->mx);
 	if (n->n_parts > 1)
@@ -2001,11 +2009,7 @@ int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, bool jump_tail, st
 		 * a router or an endpoint stepping nearly every cycle. */
 		const uint64_t next = n->n_parts == 1 && (n->n_act_r | n->n_act_e) ? n->now : fl_next_work(n);
 		if (next > last) {
-			if (jump_tail)
-				fl_jump(n, last + 1);
-			else
-				for (uint32_t k = 0; k < n->n_parts; k++)
-					fl_set_now(n->part[k], last + 1);
+			fl_jump(n, last + 1);
 			break;
 		}
 		if (next > n->now)

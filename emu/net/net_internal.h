@@ -1220,11 +1220,15 @@ uint64_t fl_next_work_all(const struct flitnet *n);
 /* One process (no MPI): run the cycles with work up to `last`
  * (inclusive), jumping over idle ones, until one delivers a message
  * (n->msg.delivered, counted from its caller's reset) or none is left
- * by `last`, then the clock at last + 1: with a jump's speedup arithmetic
- * if jump_tail (as flitnet_run_until(n, last + 1) moves it: a waiting
- * send's cycle), else without (backend_flit.c, flit_advance). Errors as
- * flitnet_run_until. */
-int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, bool jump_tail, struct nl_err *err);
+ * by `last`, then the clock jumped to last + 1 (fl_clock_jump), as
+ * flitnet_run_until(n, last + 1) moves it (backend_flit.c, flit_advance).
+ * Errors as flitnet_run_until. */
+int flitnet_run_to_delivery(struct flitnet *n, uint64_t last, struct nl_err *err);
+/* Every partition's clock to cycle t (>= now; no work before t), and its
+ * speedup credit (BookSim's _partial_internal_cycles) moved by the cycles
+ * jumped, as the run loops jump idle time: a clock moved without the
+ * credit puts a fractional internal_speedup's steps out of phase. */
+void fl_clock_jump(struct flitnet *n, uint64_t t);
 /* Partition s's completed messages appended to the root's list (the
  * root's own come first: partition order). */
 void fl_part_gather_done(struct flitnet *n, struct flitnet *s);

@@ -5,7 +5,7 @@
 # rank runs the application model, each runs its share of the network,
 # deliveries reach every rank. Cases: a 16-rank halo exchange on a torus
 # (messages crossing ranks every few cycles), threads inside ranks, METIS
-# partitions, a dragonfly with UGAL-L and 40-cycle global links, three
+# partitions, a fractional internal_speedup, a dragonfly with UGAL-L and 40-cycle global links, three
 # networks in one replay, a network deadlock (the same cycle, flits and
 # VCs, exit 1), and the analytic backend refused in one line.
 # usage: mpi_replay.sh NETLOOM REPLAY_MKTRACE   (exit 77: no MPI)
@@ -68,6 +68,10 @@ grep -q "predicted runtime" "$dir/torus-3.out" || fail "torus: no report under 3
 [ "$(json "$dir/torus-2.json" 'd["results"]["network"]["flit_hops"] > 0')" = True ] || fail "torus: no flit-hops"
 same threads 2 "${torus[@]}" -s threads=2
 same metis 2 "${torus[@]}" -s partitioner=metis
+# A fractional internal_speedup: an advance that stops in an idle stretch
+# jumps the speedup credit with the clock on every rank as in one process
+# (moving the clock alone on one side changed the cycles, 10901 vs 10904).
+same speedup 2 "${torus[@]}" -s internal_speedup=1.5
 same dragonfly 3 "$dir/st.nlt" -s backend=flit -s topology=dragonfly:a=4,p=2,h=2 \
   -s routing_function=ugal:mode=local -s num_vcs=6 -s global_latency=40
 # Whole groups per rank (METIS): only 40-cycle links join the ranks, which
