@@ -715,7 +715,9 @@ struct flitnet {
 	uint32_t n_parts, part_id;
 	uint32_t r_lo, r_hi;           /* routers [r_lo, r_hi) */
 	uint32_t act_w0;               /* first word of act_r covering r_lo (act_words: the count) */
-	uint32_t own_eps, own_ports;   /* endpoints and router ports of the partition (pool reserves) */
+	uint32_t own_eps;              /* endpoints of the partition (packets one cycle can take: fl_reserve) */
+	uint64_t own_runs;             /* runs one cycle can take: the partition's router ports x steps_max
+					  (fl_reserve, before every cycle with work: stored, not multiplied) */
 	uint16_t *r_part;              /* root, n_parts > 1: [router] owning partition */
 	bool r_scattered;              /* partitions are METIS's, not router ranges */
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
@@ -1185,7 +1187,7 @@ __attribute__((cold)) int fl_reserve_grow(struct flitnet *n, struct nl_err *err)
 static inline int fl_reserve(struct flitnet *n, struct nl_err *err)
 {
 	if (__builtin_expect(n->pool.cap_pkts >= (uint64_t)n->pool.n_pkts + n->own_eps &&
-				     n->pool.cap_runs >= (uint64_t)n->pool.n_runs + (uint64_t)n->own_ports * n->steps_max &&
+				     n->pool.cap_runs >= (uint64_t)n->pool.n_runs + n->own_runs &&
 				     !n->oom &&
 				     (!n->local_arrivals || n->wheel[n->now & n->wheel_mask].n <= n->arr_cap),
 			     1))

@@ -237,7 +237,7 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	n->r_lo = 0;
 	n->r_hi = R;
 	n->own_eps = t->n_endpoints;
-	n->own_ports = t->n_ports;
+	n->own_runs = (uint64_t)t->n_ports * n->steps_max;
 	/* Under MPI partition k is rank k mod ranks's (fl_plan_split makes
 	 * partitions >= ranks, so each rank has one at least). */
 	n->x_rank = net_mpi_rank(n->sc.mpi);
@@ -376,10 +376,10 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 		s->act_w0 = s->r_lo / 64;
 		s->act_words = (s->r_hi + 63) / 64 - s->act_w0;
 		s->own_eps = eps[k];
-		s->own_ports = 0;
+		s->own_runs = 0;
 	}
 	for (uint32_t r = 0; r < R && !bad; r++)
-		n->part[n->r_part[r]]->own_ports += topo_router_ports(t, r);
+		n->part[n->r_part[r]]->own_runs += (uint64_t)topo_router_ports(t, r) * n->steps_max;
 	free(lo);
 	free(hi);
 	free(eps);

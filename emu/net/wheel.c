@@ -202,7 +202,7 @@ uint32_t fl_run_alloc_fresh(struct flitnet *n)
 int fl_reserve_grow(struct flitnet *n, struct nl_err *err)
 {
 	uint64_t pkt_need = (uint64_t)n->pool.n_pkts + n->own_eps;
-	uint64_t run_need = (uint64_t)n->pool.n_runs + (uint64_t)n->own_ports * n->steps_max;
+	uint64_t run_need = (uint64_t)n->pool.n_runs + n->own_runs;
 	if (n->pool.cap_pkts < pkt_need && fl_grow_pkts(n, pkt_need) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": packet pool of %" PRIu64 " entries",
 			       n->now, pkt_need);
