@@ -1037,6 +1037,22 @@ static inline bool fl_wheel_credit(struct flitnet *n, uint64_t cycle, uint32_t c
 	n->n_events += fl_slot_push_cr(n, &n->wheel[cycle & n->wheel_mask], code);
 	return true;
 }
+/* Flit seq of packet `pkt` (its code: FL_CF_NIC set for an endpoint) for
+ * input VC vc of `to`, due at `cycle`, straight into this partition's
+ * wheel as a compact flit, as fl_schedule_flit puts it there: true if it
+ * went (compact flits, within the wheel's reach), false to schedule it
+ * as an event. A router's output (fl_send_flit) and a source's injection
+ * (nic.c) both send this way. */
+static inline bool fl_wheel_flit(struct flitnet *n, uint64_t cycle, uint32_t pkt, uint32_t to, uint16_t seq,
+				 uint8_t vc)
+{
+	NL_ASSERT(cycle > n->now);
+	if (!n->fl_compact || cycle - n->now >= n->wheel_mask)
+		return false;
+	const struct fl_cflit f = {.pkt = pkt, .at = fl_cflit_at(n, to, seq, vc)};
+	n->n_events += fl_slot_push_cf(n, &n->wheel[cycle & n->wheel_mask], f);
+	return true;
+}
 /* --- part.c --- */
 /* Decide which of n_parts partitions (router ranges or METIS's cut,
  * [simulation] partitioner; balanced by routers and endpoints) runs each
@@ -1136,15 +1152,9 @@ void fl_send_flit_event(struct flitnet *n, const struct fl_link *l, uint64_t cyc
 static inline void fl_send_flit(struct flitnet *n, const struct fl_link *l, uint64_t cycle, uint32_t pkt,
 				uint16_t seq, uint8_t vc)
 {
-	NL_ASSERT(cycle > n->now);
-	if (__builtin_expect(l->part == n->part_id, 1) && n->fl_compact && cycle - n->now < n->wheel_mask) {
-		const struct fl_cflit f = {
-			.pkt = l->flit_kind == EV_FLIT_NIC ? FL_CF_NIC | pkt : pkt,
-			.at = fl_cflit_at(n, l->to, seq, vc),
-		};
-		n->n_events += fl_slot_push_cf(n, &n->wheel[cycle & n->wheel_mask], f);
+	if (__builtin_expect(l->part == n->part_id, 1) &&
+	    fl_wheel_flit(n, cycle, l->flit_kind == EV_FLIT_NIC ? FL_CF_NIC | pkt : pkt, l->to, seq, vc))
 		return;
-	}
 	fl_send_flit_event(n, l, cycle, pkt, seq, vc);
 }
 /* A credit for output VC ov = to x V + vc of the router port or endpoint

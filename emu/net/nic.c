@@ -157,16 +157,13 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 				n->nic_busy[s] = n->rc.wait_for_tail_credit ? 2 : 0;
 			uint32_t g = t->ep_port[e];
 			/* Over the terminal channel (terminal_latency, 1 by default),
-			 * into the wheel as fl_schedule_flit puts it there: inline as
-			 * a compact flit in the usual case (a source and its router
-			 * share a partition), as fl_send_flit does for a router's. A
-			 * sparse replay injects a flit nearly every cycle, and the
-			 * call with its event cost 49 instructions a flit. */
+			 * into the wheel inline as a compact flit in the usual case
+			 * (a source and its router share a partition), as a router's
+			 * output goes (fl_wheel_flit). A sparse replay injects a flit
+			 * nearly every cycle, and the call with its event cost 49
+			 * instructions a flit. */
 			const uint64_t at = now + n->ports[g].link.lat + 1;
-			if (__builtin_expect(n->fl_compact && at - now < n->wheel_mask, 1)) {
-				const struct fl_cflit f = {.pkt = c->cur_pkt, .at = fl_cflit_at(n, g, c->cur_seq, (uint8_t)vc)};
-				n->n_events += fl_slot_push_cf(n, &n->wheel[at & n->wheel_mask], f);
-			} else {
+			if (__builtin_expect(!fl_wheel_flit(n, at, c->cur_pkt, g, c->cur_seq, (uint8_t)vc), 0)) {
 				const struct fl_event ev = {
 					.kind = EV_FLIT_ROUTER,
 					.to = g,
