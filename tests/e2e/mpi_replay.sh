@@ -7,7 +7,9 @@
 # (messages crossing ranks every few cycles), threads inside ranks, METIS
 # partitions, a fractional internal_speedup, a dragonfly with UGAL-L and 40-cycle global links, three
 # networks in one replay, a network deadlock (the same cycle, flits and
-# VCs, exit 1), and the analytic backend refused in one line.
+# VCs, exit 1), and the analytic backend refused in one line. A failure
+# on one rank alone (its trace missing or corrupt, its network's build out
+# of memory) ends every rank with one line, without a hang.
 # usage: mpi_replay.sh NETLOOM REPLAY_MKTRACE   (exit 77: no MPI)
 set -uo pipefail
 netloom=$(realpath "$1") # the one-rank failure runs in other directories
@@ -195,6 +197,36 @@ for bad in 1 0 both; do
   [ "$bad" != 1 ] || pre='MPI rank 1 of 2: '
   grep -qE "^netloom replay: $pre$why" <<<"$out" || fail "trace corrupt on rank $bad: got '$(head -c 300 <<<"$out")'"
 done
+
+# The network's build out of memory on one rank (rank 1 under ulimit -v,
+# too little for a 256x256 torus; rank 0 has enough): the build is agreed
+# before the network's first collective (session_replay.c), so every rank
+# exits 1, at once, rank 0 says rank 1's line; no --json, --svg or --csv
+# (stdout) output, also when an earlier network of the replay (4x4) had
+# run on every rank. Skipped where netloom cannot start under the limit
+# (mpi_points.sh's rule).
+if (ulimit -v 250000 && "$netloom" version) >/dev/null 2>&1; then
+  for nets in "-t torus:k=256x256" "-t torus:k=4x4 -t torus:k=256x256"; do
+    what="build out of memory on rank 1 ($nets)"
+    : >"$EXITS"
+    rm -f "$dir/oom.json" "$dir/oom.svg"
+    # shellcheck disable=SC2086 # $nets: the -t options, word by word
+    big=(replay "$dir/st.nlt" -s backend=flit $nets --json "$dir/oom.json" --svg "$dir/oom.svg" --csv)
+    out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${big[@]}" : \
+          -np 1 "${ranked[@]}" sh -c 'ulimit -v 250000 && exec "$0" "$@"' "$netloom" "${big[@]}" \
+          </dev/null 2>&1 >"$dir/oom.out")
+    [ $? -ne 124 ] || fail "$what: hung"
+    expect_eq "$what: statuses" "$(sort "$EXITS" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" "1 1 "
+    expect_eq "$what: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+    # Which of the build's allocations fails first depends on the host's
+    # libraries and address space: any of them is the same failure.
+    grep -qE '^netloom replay: MPI rank 1 of 2: out of memory (building|for) ' \
+      <<<"$out" || fail "$what: got '$(head -c 300 <<<"$out")'"
+    [ ! -s "$dir/oom.out" ] || fail "$what: printed '$(head -c 300 "$dir/oom.out")'"
+    [ ! -e "$dir/oom.json" ] || fail "$what: wrote the JSON"
+    [ ! -e "$dir/oom.svg" ] || fail "$what: wrote the SVG"
+  done
+fi
 
 # Outputs only rank 0 writes: their folder exists on rank 0's node only
 # (n0/out). Before, rank 1 checked them too and failed every rank
