@@ -37,6 +37,16 @@ void cli_set_command(const char *name);
  * "warning: " first. */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Say, once the command's work is done, each place that ran it on fewer
+ * threads than it asked for (core/thread.h, nl_thread_short_take), one
+ * warning a place, outermost first: "netloom run: warning: 1 of 3
+ * threads started for a network's partitions (pthread_create: Resource
+ * temporarily unavailable); running on 1" (docs/scaling.md, "When a
+ * thread cannot start"). Under a launcher of `size` > 1 ranks each rank
+ * says its own, "warning: MPI rank R of N: " first. Nothing when every
+ * thread started. */
+void cli_say_threads_short(uint32_t rank, uint32_t size);
+
 /* Print "netloom <cmd>: <msg>" on stderr (one line; cli_say) and return
  * the exit status that goes with the error code (CLI_USAGE for input
  * errors; CLI_FAIL for an NL_EIO while stdout's error flag is set, a

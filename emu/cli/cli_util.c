@@ -2,6 +2,7 @@
  * command reads and writes, and -c/-s loading with its BookSim2 hints.
  * The warnings for settings a command does not read are cli_unread.c's. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/path.h"
+#include "core/thread.h"
 #include "place/place.h"
 #include "session/session.h"
 #include "topo/topo.h"
@@ -43,6 +45,18 @@ void cli_say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_say_threads_short(uint32_t rank, uint32_t size)
+{
+	struct nl_thread_short t[NL_THREAD_N_PLACES];
+	char who[48] = "";
+	if (size > 1)
+		snprintf(who, sizeof who, "MPI rank %" PRIu32 " of %" PRIu32 ": ", rank, size);
+	size_t n = nl_thread_short_take(t);
+	for (size_t i = 0; i < n; i++)
+		cli_say("warning: %s%" PRIu32 " of %" PRIu32 " threads started for %s (%s: %s); running on %" PRIu32, who,
+			t[i].running, t[i].asked, t[i].what, t[i].call, strerror(t[i].errnum), t[i].running);
 }
 
 int cli_report(const struct nl_err *err)

@@ -245,7 +245,13 @@ int main(int argc, char **argv)
 	 * the status; it says a failure once). */
 	if (!ranks || (c && c->spreads)) {
 		int rc = cli_main_local(argc, argv, false, &c);
-		return cli_stdout_finish(c ? c->main(argc - 1, argv + 1) : rc, 0);
+		if (c) {
+			rc = c->main(argc - 1, argv + 1);
+			/* After the work, once for the whole command (a sweep's
+			 * networks, compare's replays), by each rank concerned. */
+			cli_say_threads_short(rank, ranks ? size : 1);
+		}
+		return cli_stdout_finish(rc, 0);
 	}
 	/* Under an MPI launcher of several ranks run and sweep spread their
 	 * simulations over the ranks (emu/net/mpi.c), compare its replays,

@@ -109,9 +109,15 @@ int pool_run(const struct pool_opts *o, int *rcs, struct nl_err *errs, struct nl
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	size_t started = 0;
-	while (started + 1 < T && nl_thread_create(&tids[started], pool_take, &p) == 0)
+	int e = 0;
+	while (started + 1 < T && (e = nl_thread_create(&tids[started], pool_take, &p)) == 0)
 		started++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		char what[48];
+		snprintf(what, sizeof what, "the %s", o->what);
+		nl_thread_short_note(NL_THREAD_POOL, what, (uint32_t)T, (uint32_t)started + 1, "pthread_create", e);
+	}
 	/* The first run here, first: what the caller finishes after it
 	 * (replay's timeline) is finished as soon as it is done, not after
 	 * the slowest run. */

@@ -32,7 +32,7 @@ struct pool_opts {
 	 * drawn and cleared here; NULL for none. Only this file draws on it
 	 * while pool_run runs. */
 	struct progress *pg;
-	const char *what; /* the runs' name on that line: "networks", "runs" */
+	const char *what; /* the runs' name on that line and in the warning: "networks", "runs" */
 };
 
 /* Run o->n runs on up to o->threads threads: the first of o->order on the
@@ -45,7 +45,8 @@ struct pool_opts {
  * threads started here block SIGINT and SIGTERM, so their handler runs
  * on the calling thread (core/staged.h: the staged list is for one
  * thread). A thread that cannot be started leaves its runs to the
- * others. Returns 0, or NL_ENOMEM (*err) with nothing run. */
+ * others, noted for the command's warning (nl_thread_short_note).
+ * Returns 0, or NL_ENOMEM (*err) with nothing run. */
 int pool_run(const struct pool_opts *o, int *rcs, struct nl_err *errs, struct nl_err *err);
 
 #endif

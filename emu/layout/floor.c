@@ -13,6 +13,7 @@
  */
 #include "layout/layout.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -516,11 +517,12 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	 * their results do not depend on how many run them. */
 	for (n_runs = 1; n_runs < want && floor_run_init(&run[n_runs], &job); n_runs++)
 		;
+	int e = 0;
 	for (uint32_t i = 1; i < n_runs; i++) {
 		pthread_mutex_lock(&job.mu);
 		job.running++;
 		pthread_mutex_unlock(&job.mu);
-		if (nl_thread_create(&run[i].thread, floor_thread_main, &run[i])) {
+		if ((e = nl_thread_create(&run[i].thread, floor_thread_main, &run[i]))) {
 			pthread_mutex_lock(&job.mu);
 			job.running--;
 			pthread_mutex_unlock(&job.mu);
@@ -528,6 +530,9 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 		}
 		n_started++;
 	}
+	if (e || n_runs < want)
+		nl_thread_short_note(NL_THREAD_TRIALS, "the annealing's trials", want, n_started + 1,
+				     e ? "pthread_create" : "a thread's arrays", e ? e : ENOMEM);
 	job.n_threads = n_started + 1; /* read by the caller's thread alone (floor_progress) */
 	floor_run_trials(&run[0]);
 	floor_wait(&job, run, n_started);

@@ -168,8 +168,9 @@ int layout_place_rule(struct layout *lo, struct nl_err *err);
  * topology and its P1/P2/P3 permutation) get the same placement. The model
  * gives the cabinet pitch. The trials run on `threads` threads (the
  * caller's among them; 0 = one per online processor; at most `trials`),
- * fewer when memory or a thread cannot be had: the placement, its length
- * and best_trial are the same for every count. lo->progress, if set, is
+ * fewer when memory or a thread cannot be had (noted for the command's
+ * warning: nl_thread_short_note): the placement, its length and
+ * best_trial are the same for every count. lo->progress, if set, is
  * drawn from the caller's thread only. NL_ENOMEM when even one thread's
  * arrays cannot be allocated (lo unchanged). */
 int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,

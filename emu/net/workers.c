@@ -193,12 +193,16 @@ int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err)
 	fl_flag_init(&w->go);
 	fl_flag_init(&w->done);
 	atomic_init(&w->quit, false);
+	int e = 0;
 	for (uint32_t i = 0; i < n_threads - 1; i++) {
 		w->w[i] = (struct fl_worker){.pool = w, .id = i + 1};
-		if (nl_thread_create(&w->w[i].thread, fl_worker_main, &w->w[i]))
+		if ((e = nl_thread_create(&w->w[i].thread, fl_worker_main, &w->w[i])))
 			break;
 		w->n_started++;
 	}
+	if (e)
+		nl_thread_short_note(NL_THREAD_PARTITIONS, "a network's partitions", n_threads, w->n_started + 1,
+				     "pthread_create", e);
 	/* A thread that cannot start (a limit on processes or threads:
 	 * ulimit -u, a cgroup's pids.max) leaves its partitions to those that
 	 * did: the results are the same bytes on any thread count, and the

@@ -40,8 +40,9 @@ struct fl_workers;
 /* Start n_threads - 1 workers for root network n (n_threads >= 2, at most
  * n->n_own, the partitions this process runs). Workers that cannot start
  * are done without: the partitions run on those that did (none: on the
- * caller's thread alone, n->workers left NULL), with the same results.
- * NL_ENOMEM with one line in *err. */
+ * caller's thread alone, n->workers left NULL), with the same results,
+ * noted for the command's warning (nl_thread_short_note). NL_ENOMEM with
+ * one line in *err. */
 int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err);
 /* Run one cycle of every partition (fl_cycle), the caller's share on the
  * caller's thread; returns when all are done. */

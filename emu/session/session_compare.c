@@ -389,9 +389,13 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	unsigned started = 0;
 	atomic_init(&c->next, 0);
 	pthread_mutex_init(&c->mu, NULL);
+	int e = 0;
 	for (; started + 1 < nt && started < 64; started++)
-		if (nl_thread_create(&th[started], cmp_worker, c))
+		if ((e = nl_thread_create(&th[started], cmp_worker, c)))
 			break;
+	if (e)
+		nl_thread_short_note(NL_THREAD_REPLAYS, "the study's replays", nt < 65 ? nt : 65, started + 1,
+				     "pthread_create", e);
 	cmp_worker(c);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(th[t], NULL);

@@ -207,8 +207,16 @@ int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsi
 		}
 		/* Points 1..n-1 on new threads, point 0 on this one; a thread
 		 * that cannot start runs its point here afterwards. */
-		for (uint32_t i = 1; i < n; i++)
-			started[i] = nl_thread_create(&tids[i], sweep_job_run, &jobs[i]) == 0;
+		uint32_t running = 1;
+		int e = 0;
+		for (uint32_t i = 1; i < n; i++) {
+			int ei = nl_thread_create(&tids[i], sweep_job_run, &jobs[i]);
+			started[i] = ei == 0;
+			running += started[i];
+			e = e ? e : ei;
+		}
+		if (e)
+			nl_thread_short_note(NL_THREAD_POINTS, "the sweep's points", n, running, "pthread_create", e);
 		sweep_job_run(&jobs[0]);
 		for (uint32_t i = 1; i < n; i++) {
 			if (started[i])

@@ -108,10 +108,22 @@ grep -q "^netloom mpi: 1 rank, lookahead none (no link between ranks), window up
 # collectives on every rank).
 t=(-s topology=torus:k=8x8 -s num_vcs=2 -s injection_rate=0.3 "${short[@]}")
 "$netloom" run "${t[@]}" --reproducible --json "$dir/thr-seq.json" >/dev/null || fail "threads: sequential"
-mpi 2 "$netloom" run "${t[@]}" -s threads=2 --reproducible --json "$dir/thr-2.json" >/dev/null 2>&1 \
+mpi 2 "$netloom" run "${t[@]}" -s threads=2 --reproducible --json "$dir/thr-2.json" >/dev/null 2>"$dir/thr-2.err" \
   || fail "threads=2 under 2 ranks exit $?"
 # The configuration echo says threads = 2: compare the results.
 expect_eq "threads=2 under 2 ranks" "$(json "$dir/thr-2.json" 'd["results"]')" "$(json "$dir/thr-seq.json" 'd["results"]')"
+# netloom's lines only: Open MPI may add its own.
+expect_eq "threads=2 under 2 ranks: netloom's stderr" "$(grep '^netloom' "$dir/thr-2.err")" ""
+# Rank 1's worker cannot start (NETLOOM_TEST_FAIL_THREAD, emu/core/
+# thread.h): the same results, and rank 1 alone says so, once
+# (docs/scaling.md, "When a thread cannot start").
+timeout 120 mpirun --oversubscribe -np 1 "$netloom" run "${t[@]}" -s threads=2 --reproducible --json "$dir/thr-f.json" : \
+  -np 1 env NETLOOM_TEST_FAIL_THREAD=all "$netloom" run "${t[@]}" -s threads=2 --reproducible --json "$dir/thr-f.json" \
+  </dev/null >/dev/null 2>"$dir/thr-f.err" || fail "threads=2 under 2 ranks, rank 1's worker not started: exit $?"
+expect_eq "threads=2 under 2 ranks, rank 1's worker not started" "$(json "$dir/thr-f.json" 'd["results"]')" \
+  "$(json "$dir/thr-seq.json" 'd["results"]')"
+expect_eq "threads=2 under 2 ranks, rank 1's worker not started: netloom's stderr" "$(grep '^netloom' "$dir/thr-f.err")" \
+  "netloom run: warning: MPI rank 1 of 2: 1 of 2 threads started for a network's partitions (pthread_create: Resource temporarily unavailable); running on 1"
 # Many partitions on each rank: a window's end packs only the outboxes
 # that hold events and merges a rank's own ones (mx_boxes), in the order
 # of a visit of every (source, target) pair; 13 partitions, so a rank's

@@ -11,6 +11,8 @@
 # (NETLOOM_TEST_FAIL_ALLOC=N: its Nth allocation and every later one
 # fail): before the first trial's arrays, one line naming what, exit 1
 # and nothing written; past them, fewer threads and the same bytes.
+# Fewer threads than asked add one warning to stderr, once per command,
+# with the counts and the error (and nothing when every thread started).
 # Where strace runs, the threads started are counted, so that a hook that
 # failed nothing would not pass.
 # usage: thread_fallbacks.sh NETLOOM SOURCE_ROOT
@@ -24,6 +26,19 @@ same() { # what REF GOT
   cmp -s "$2" "$3" || fail "$1: differs: $(diff "$2" "$3" | head -4)"
 }
 nowall() { sed '/"wall_seconds": /d' "$1"; }
+
+# The warning of a place that ran on fewer threads (cli_say_threads_short):
+# warning CMD RUNNING ASKED WORK [CALL: ERROR], the error by default the
+# hook's EAGAIN.
+warning() {
+  echo "netloom $1: warning: $2 of $3 threads started for $4 (${5:-pthread_create: Resource temporarily unavailable});" \
+    "running on $2"
+}
+# stderr_is WHAT FILE REF-FILE [LINE]: FILE holds REF-FILE's lines, then
+# LINE when given and not empty, and nothing else.
+stderr_is() {
+  expect_eq "$1: stderr" "$(cat "$2")" "$(cat "$3"; [ -n "${4:-}" ] && echo "$4")"
+}
 
 # Threads started by a command (successful clones of a thread), or
 # nothing when strace cannot run here (not installed, ptrace refused).
@@ -52,12 +67,15 @@ run=(run -s topology=torus:k=4x4 -s num_vcs=2 -s injection_rate=0.3 -s partition
      --reproducible)
 "$netloom" "${run[@]}" --json "$dir/w.json" >"$dir/w.out" 2>"$dir/w.err" || fail "workers: reference run failed"
 expect_eq "workers: accepted" "$(json "$dir/w.json" 'd["results"]["throughput"]["accepted"] > 0.29')" True
-for f in 1 2 2+ all; do
+expect_eq "workers: stderr" "$(cat "$dir/w.err")" ""
+# FAIL_THREAD=N|N+|all, then the threads running (of 3).
+for c in 1:1 2:2 2+:2 all:1; do
+  f=${c%%:*} k=${c#*:}
   NETLOOM_TEST_FAIL_THREAD=$f "$netloom" "${run[@]}" --json "$dir/w$f.json" >"$dir/w$f.out" 2>"$dir/w$f.err"
   expect_eq "workers, FAIL_THREAD=$f: exit" "$?" 0
   same "workers, FAIL_THREAD=$f: JSON" "$dir/w.json" "$dir/w$f.json"
   same "workers, FAIL_THREAD=$f: stdout" "$dir/w.out" "$dir/w$f.out"
-  expect_eq "workers, FAIL_THREAD=$f: stderr" "$(cat "$dir/w$f.err")" ""
+  stderr_is "workers, FAIL_THREAD=$f" "$dir/w$f.err" /dev/null "$(warning run "$k" 3 "a network's partitions")"
 done
 expect_started "workers" 2 NETLOOM_TEST_FAIL_THREAD= "$netloom" "${run[@]}"
 expect_started "workers, FAIL_THREAD=2" 1 NETLOOM_TEST_FAIL_THREAD=2 "$netloom" "${run[@]}"
@@ -69,20 +87,27 @@ an=(torus:k=8x8x4 --layout anneal --iterations 20000 --trials 4)
 "$netloom" layout "${an[@]}" --threads 1 --svg "$dir/l.svg" --lengths "$dir/l.len" >/dev/null 2>&1 ||
   fail "layout: reference failed"
 grep -q 'annealed (20000 moves x 4 trials, seed 1, best trial ' "$dir/c.out" || fail "cost: not annealed: $(head -3 "$dir/c.out")"
-anneal_same() { # WHAT ENV-ASSIGNMENT
+# anneal_same WHAT ENV-ASSIGNMENT [RUNNING [CALL: ERROR]]: the threads
+# running of 3 and what failed, when fewer ran.
+anneal_same() {
+  local cw="" lw=""
+  [ -n "${3:-}" ] && cw=$(warning cost "$3" 3 "the annealing's trials" "${4:-}") &&
+    lw=$(warning layout "$3" 3 "the annealing's trials" "${4:-}")
   rm -f "$dir/cf.json" "$dir/lf.svg" "$dir/lf.len"
   env "$2" "$netloom" cost "${an[@]}" --threads 3 --json "$dir/cf.json" >"$dir/cf.out" 2>"$dir/cf.err"
   expect_eq "$1: cost exit" "$?" 0
   same "$1: cost JSON" "$dir/c.json" "$dir/cf.json"
   same "$1: cost stdout" "$dir/c.out" "$dir/cf.out"
-  expect_eq "$1: cost stderr" "$(cat "$dir/cf.err")" ""
+  stderr_is "$1: cost" "$dir/cf.err" /dev/null "$cw"
   env "$2" "$netloom" layout "${an[@]}" --threads 3 --svg "$dir/lf.svg" --lengths "$dir/lf.len" >/dev/null 2>"$dir/lf.err"
   expect_eq "$1: layout exit" "$?" 0
   same "$1: layout --svg" "$dir/l.svg" "$dir/lf.svg"
   same "$1: layout --lengths" "$dir/l.len" "$dir/lf.len"
+  stderr_is "$1: layout" "$dir/lf.err" /dev/null "$lw"
 }
-for f in 1 2 1+ all; do
-  anneal_same "annealing, FAIL_THREAD=$f" NETLOOM_TEST_FAIL_THREAD=$f
+anneal_same "annealing, no failure" NETLOOM_TEST_FAIL_THREAD=
+for c in 1:1 2:2 1+:1 all:1; do
+  anneal_same "annealing, FAIL_THREAD=${c%%:*}" NETLOOM_TEST_FAIL_THREAD=${c%%:*} "${c#*:}"
 done
 expect_started "annealing" 2 NETLOOM_TEST_FAIL_THREAD= "$netloom" cost "${an[@]}" --threads 3
 expect_started "annealing, FAIL_THREAD=2" 1 NETLOOM_TEST_FAIL_THREAD=2 "$netloom" cost "${an[@]}" --threads 3
@@ -107,8 +132,12 @@ for c in "1|$graph" "4|$graph" "5|$trial" "6|$trial" "10|$trial"; do
   [ -e "$dir/lf.svg" ] && fail "annealing, FAIL_ALLOC=$n: layout --svg written"
   [ -e "$dir/lf.len" ] && fail "annealing, FAIL_ALLOC=$n: layout --lengths written"
 done
-for n in 11 13 16 20 21; do
-  anneal_same "annealing, FAIL_ALLOC=$n" NETLOOM_TEST_FAIL_ALLOC=$n
+# The second thread's arrays missing, 1 of 3 threads; the third's, 2;
+# none missing (21), no warning.
+nomem="a thread's arrays: Cannot allocate memory"
+for c in 11:1 13:1 16:2 20:2 21:; do
+  n=${c%%:*}
+  anneal_same "annealing, FAIL_ALLOC=$n" NETLOOM_TEST_FAIL_ALLOC=$n "${c#*:}" "$nomem"
 done
 expect_started "annealing, FAIL_ALLOC=16" 1 NETLOOM_TEST_FAIL_ALLOC=16 "$netloom" cost "${an[@]}" --threads 3
 # Through a replay's cable_latency: the annealing fails before any
@@ -143,14 +172,17 @@ EOS
 strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("execution"); print(json.dumps(d, indent=1))' "$1"; }
 "$netloom" compare "$dir/study.ini" -o "$dir/cmp" -j 1 >"$dir/cmp.out" 2>"$dir/cmp.err" || fail "compare: -j 1 failed"
 expect_eq "compare: cells" "$(json "$dir/cmp/report.json" 'len(d["cells"])')" 4
-for f in 1 2 all; do
-  NETLOOM_TEST_FAIL_THREAD=$f "$netloom" compare "$dir/study.ini" -o "$dir/cmp$f" -j 3 >"$dir/cmp$f.out" 2>"$dir/cmp$f.err"
+# FAIL_THREAD '' (nothing fails), N|all, then the threads running (of 3).
+for c in '':3 1:1 2:2 all:1; do
+  f=${c%%:*} k=${c#*:} w= o=cmp${c%%:*}-
+  [ "$k" = 3 ] || w=$(warning compare "$k" 3 "the study's replays")
+  NETLOOM_TEST_FAIL_THREAD=$f "$netloom" compare "$dir/study.ini" -o "$dir/$o" -j 3 >"$dir/$o.out" 2>"$dir/$o.err"
   expect_eq "compare, FAIL_THREAD=$f: exit" "$?" 0
-  same "compare, FAIL_THREAD=$f: report.json" <(strip "$dir/cmp/report.json") <(strip "$dir/cmp$f/report.json")
-  same "compare, FAIL_THREAD=$f: report.md" "$dir/cmp/report.md" "$dir/cmp$f/report.md"
-  same "compare, FAIL_THREAD=$f: stderr" "$dir/cmp.err" "$dir/cmp$f.err"
+  same "compare, FAIL_THREAD=$f: report.json" <(strip "$dir/cmp/report.json") <(strip "$dir/$o/report.json")
+  same "compare, FAIL_THREAD=$f: report.md" "$dir/cmp/report.md" "$dir/$o/report.md"
+  stderr_is "compare, FAIL_THREAD=$f" "$dir/$o.err" "$dir/cmp.err" "$w"
   expect_eq "compare, FAIL_THREAD=$f: runs" \
-    "$(json "$dir/cmp$f/report.json" '[d["execution"][k] for k in ("executed_runs", "failed_runs", "jobs")]')" "[6, 0, 3]"
+    "$(json "$dir/$o/report.json" '[d["execution"][k] for k in ("executed_runs", "failed_runs", "jobs")]')" "[6, 0, 3]"
 done
 rm -rf "$dir/cmpst"
 expect_started "compare" 2 NETLOOM_TEST_FAIL_THREAD= "$netloom" compare "$dir/study.ini" -o "$dir/cmpst" -j 3
@@ -168,12 +200,17 @@ s_rc=$?
 expect_eq "sweep: offered rates" \
   "$(json "$dir/s.json" '" ".join("%g" % p["throughput"]["offered"] for p in d["results"]["points"])')" \
   "0.1 0.2 0.3 0.4 0.5 0.6"
-for f in 1 2 3+ all; do
-  NETLOOM_TEST_FAIL_THREAD=$f "$netloom" "${sw[@]}" --spread points --json "$dir/s$f.json" >"$dir/s$f.out" 2>"$dir/s$f.err"
+# FAIL_THREAD '' (nothing fails), N|N+|all, then the threads running (of 3) in
+# the round that ran on fewest: one line for the sweep (3+: both starts
+# of the second round fail, and of the third).
+for c in '':3 1:2 2:2 3+:1 all:1; do
+  f=${c%%:*} k=${c#*:} w= o=s${c%%:*}-
+  [ "$k" = 3 ] || w=$(warning sweep "$k" 3 "the sweep's points")
+  NETLOOM_TEST_FAIL_THREAD=$f "$netloom" "${sw[@]}" --spread points --json "$dir/$o.json" >"$dir/$o.out" 2>"$dir/$o.err"
   expect_eq "sweep, FAIL_THREAD=$f: exit" "$?" "$s_rc"
-  same "sweep, FAIL_THREAD=$f: JSON" "$dir/s.json" "$dir/s$f.json"
-  same "sweep, FAIL_THREAD=$f: stdout" "$dir/s.out" "$dir/s$f.out"
-  same "sweep, FAIL_THREAD=$f: stderr" "$dir/s.err" "$dir/s$f.err"
+  same "sweep, FAIL_THREAD=$f: JSON" "$dir/s.json" "$dir/$o.json"
+  same "sweep, FAIL_THREAD=$f: stdout" "$dir/s.out" "$dir/$o.out"
+  stderr_is "sweep, FAIL_THREAD=$f" "$dir/$o.err" "$dir/s.err" "$w"
 done
 expect_started "sweep --spread points" 4 NETLOOM_TEST_FAIL_THREAD= "$netloom" "${sw[@]}" --spread points
 expect_started "sweep --spread points, FAIL_THREAD=3+" 2 NETLOOM_TEST_FAIL_THREAD=3+ "$netloom" "${sw[@]}" --spread points
@@ -185,12 +222,15 @@ expect_started "sweep --spread points, FAIL_THREAD=all" 0 NETLOOM_TEST_FAIL_THRE
 rp=(replay "$s/lammps-lj-8.nlt" -s link_model=links -t mesh:k=8 -t torus:k=8 -t fattree:k=2,n=3)
 "$netloom" "${rp[@]}" -j 1 --json "$dir/r.json" >"$dir/r.out" 2>"$dir/r.err" || fail "replay: -j 1 failed"
 expect_eq "replay: statuses" "$(json "$dir/r.json" '[r["status"] for r in d["runs"]]')" "['ok', 'ok', 'ok']"
-for f in 1 2 all; do
-  NETLOOM_TEST_FAIL_THREAD=$f "$netloom" "${rp[@]}" -j 3 --json "$dir/r$f.json" >"$dir/r$f.out" 2>"$dir/r$f.err"
+# FAIL_THREAD '' (nothing fails), N|all, then the threads running (of 3).
+for c in '':3 1:1 2:2 all:1; do
+  f=${c%%:*} k=${c#*:} w= o=r${c%%:*}-
+  [ "$k" = 3 ] || w=$(warning replay "$k" 3 "the networks")
+  NETLOOM_TEST_FAIL_THREAD=$f "$netloom" "${rp[@]}" -j 3 --json "$dir/$o.json" >"$dir/$o.out" 2>"$dir/$o.err"
   expect_eq "replay -j 3, FAIL_THREAD=$f: exit" "$?" 0
-  same "replay -j 3, FAIL_THREAD=$f: JSON" <(nowall "$dir/r.json") <(nowall "$dir/r$f.json")
-  same "replay -j 3, FAIL_THREAD=$f: stdout" "$dir/r.out" "$dir/r$f.out"
-  same "replay -j 3, FAIL_THREAD=$f: stderr" "$dir/r.err" "$dir/r$f.err"
+  same "replay -j 3, FAIL_THREAD=$f: JSON" <(nowall "$dir/r.json") <(nowall "$dir/$o.json")
+  same "replay -j 3, FAIL_THREAD=$f: stdout" "$dir/r.out" "$dir/$o.out"
+  stderr_is "replay -j 3, FAIL_THREAD=$f" "$dir/$o.err" "$dir/r.err" "$w"
 done
 expect_started "replay -j 3" 2 NETLOOM_TEST_FAIL_THREAD= "$netloom" "${rp[@]}" -j 3
 expect_started "replay -j 3, FAIL_THREAD=2" 1 NETLOOM_TEST_FAIL_THREAD=2 "$netloom" "${rp[@]}" -j 3

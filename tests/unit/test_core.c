@@ -1638,6 +1638,57 @@ static void test_thread_fail_hook(void)
 	CHECK_EQ(nl_test_env_count("NETLOOM_TEST_FAIL_ALLOC"), 0u);
 }
 
+/* The shortfalls the CLI warns of: one per place, the fewest threads
+ * running (then the most asked) whatever the order noted, outermost
+ * place first, forgotten once taken; a place that started every thread
+ * notes nothing (pool_run under the hook). */
+static void test_thread_short(void)
+{
+	struct nl_thread_short t[NL_THREAD_N_PLACES];
+	CHECK_EQ(nl_thread_short_take(t), 0u);
+	nl_thread_short_note(NL_THREAD_PARTITIONS, "a network's partitions", 4, 3, "pthread_create", EAGAIN);
+	nl_thread_short_note(NL_THREAD_PARTITIONS, "a network's partitions", 4, 2, "pthread_create", EPERM);
+	nl_thread_short_note(NL_THREAD_PARTITIONS, "a network's partitions", 8, 2, "pthread_create", EAGAIN);
+	nl_thread_short_note(NL_THREAD_PARTITIONS, "a network's partitions", 9, 3, "pthread_create", EAGAIN);
+	nl_thread_short_note(NL_THREAD_TRIALS, "the annealing's trials", 3, 2, "a thread's arrays", ENOMEM);
+	nl_thread_short_note(NL_THREAD_REPLAYS, "the study's replays, said with a name too long to keep whole", 65, 1,
+			     "pthread_create", EAGAIN);
+	CHECK_EQ(nl_thread_short_take(t), 3u);
+	CHECK_STR(t[0].what, "the study's replays, said with a name too long ");
+	CHECK_EQ(t[0].asked, 65u);
+	CHECK_EQ(t[0].running, 1u);
+	CHECK_STR(t[1].what, "the annealing's trials");
+	CHECK_STR(t[1].call, "a thread's arrays");
+	CHECK_EQ(t[1].errnum, ENOMEM);
+	CHECK_STR(t[2].what, "a network's partitions");
+	CHECK_EQ(t[2].asked, 8u);
+	CHECK_EQ(t[2].running, 2u);
+	CHECK_STR(t[2].call, "pthread_create");
+	CHECK_EQ(t[2].errnum, EAGAIN);
+	CHECK_EQ(nl_thread_short_take(t), 0u);
+
+	/* pool_run on 3 threads: no start failing, then every one. */
+	for (int fail = 0; fail < 2; fail++) {
+		struct pool_demo d = {.bad = 8};
+		int rcs[8];
+		struct nl_err errs[8], e = {0};
+		const struct pool_opts o = {.n = 8, .threads = 3, .run = pool_demo_run, .ctx = &d, .what = "runs"};
+		if (fail)
+			setenv("NETLOOM_TEST_FAIL_THREAD", "all", 1);
+		CHECK_OK(pool_run(&o, rcs, errs, &e), &e);
+		unsetenv("NETLOOM_TEST_FAIL_THREAD");
+		for (size_t i = 0; i < 8; i++)
+			CHECK_EQ(rcs[i], 0);
+		CHECK_EQ(nl_thread_short_take(t), (size_t)fail);
+		if (fail) {
+			CHECK_STR(t[0].what, "the runs");
+			CHECK_EQ(t[0].asked, 3u);
+			CHECK_EQ(t[0].running, 1u);
+			CHECK_EQ(t[0].errnum, EAGAIN);
+		}
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_error_table);
@@ -1677,5 +1728,6 @@ int main(void)
 	TEST_RUN(test_output_read_svg);
 	TEST_RUN(test_pool);
 	TEST_RUN(test_thread_fail_hook);
+	TEST_RUN(test_thread_short);
 	return test_done();
 }
