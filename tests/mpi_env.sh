@@ -55,6 +55,18 @@ mpi_same_as_seq() {
 # `ranked`: a rank's command wrapper that appends "RANK STATUS" to $EXITS
 # (each rank's exit status, which mpirun does not pass on).
 ranked=(bash -c '"$@"; rc=$?; echo "$OMPI_COMM_WORLD_RANK $rc" >>"$EXITS"; exit $rc' rank)
+# `mpi_rank1_limited KB OUT ARGS...`: `$netloom ARGS` on 2 ranks, rank 1
+# alone under `ulimit -v KB` (a rank that runs out of memory while rank 0
+# has enough), each rank's status appended to $EXITS; stdout into OUT,
+# stderr printed; a one-minute limit (exit 124: it hung). Callers first
+# check that netloom starts under the limit at all (a sanitizer's
+# reservations do not fit): `(ulimit -v KB && "$netloom" version)`.
+mpi_rank1_limited() {
+  local kb=$1 out=$2
+  shift 2
+  timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "$@" : \
+    -np 1 "${ranked[@]}" sh -c 'ulimit -v "$0" && exec "$@"' "$kb" "$netloom" "$@" </dev/null 2>&1 >"$out"
+}
 # `mpmd_fails WHAT DIFFERENCE RANK0-ARGS... -- RANK1-ARGS...`: an MPMD
 # launch of $netloom whose ranks got other command lines must end on both
 # ranks with exit 2 within 20 s and one line on stderr naming DIFFERENCE,

@@ -212,9 +212,7 @@ big=(sweep -s topology=torus:k=256x256 -s num_vcs=2 -s sample_period=20 -s max_s
      -s seed=1 -s sim_type=throughput --rates 0.01:0.02:0.01 --spread points --json "$dir/oom.json")
 if (ulimit -v 250000 && "$netloom" version) >/dev/null 2>&1; then
   export EXITS=$dir/exits-oom
-  out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${big[@]}" : \
-        -np 1 "${ranked[@]}" sh -c 'ulimit -v 250000 && exec "$0" "$@"' "$netloom" "${big[@]}" \
-        </dev/null 2>&1 >"$dir/oom.out")
+  out=$(mpi_rank1_limited 250000 "$dir/oom.out" "${big[@]}")
   [ $? -ne 124 ] || fail "--spread points, out of memory on rank 1: hung"
   expect_eq "--spread points, out of memory on rank 1: statuses" "$(awk '{print $2}' "$EXITS" | tr '\n' ' ')" "2 2 "
   expect_eq "--spread points, out of memory on rank 1: error lines" "$(grep -c '^netloom' <<<"$out")" 1

@@ -212,9 +212,7 @@ if (ulimit -v 250000 && "$netloom" version) >/dev/null 2>&1; then
     rm -f "$dir/oom.json" "$dir/oom.svg"
     # shellcheck disable=SC2086 # $nets: the -t options, word by word
     big=(replay "$dir/st.nlt" -s backend=flit $nets --json "$dir/oom.json" --svg "$dir/oom.svg" --csv)
-    out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${big[@]}" : \
-          -np 1 "${ranked[@]}" sh -c 'ulimit -v 250000 && exec "$0" "$@"' "$netloom" "${big[@]}" \
-          </dev/null 2>&1 >"$dir/oom.out")
+    out=$(mpi_rank1_limited 250000 "$dir/oom.out" "${big[@]}")
     [ $? -ne 124 ] || fail "$what: hung"
     expect_eq "$what: statuses" "$(sort "$EXITS" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" "1 1 "
     expect_eq "$what: error lines" "$(grep -c '^netloom' <<<"$out")" 1
