@@ -622,7 +622,8 @@ static int cli_replay_run_threads(struct cli_replay_job *j, struct nl_err *err)
 				    .first_done = cli_replay_first_done,
 				    .ctx = j,
 				    .pg = pg.enabled ? &pg : NULL,
-				    .what = "networks"};
+				    .what = "networks",
+				    .place = NL_THREAD_POOL};
 	int rc = pool_run(&o, rcs, errs, err);
 	for (size_t i = 0; rc == 0 && i < j->n_runs; i++) {
 		struct cli_replay_run *run = &j->runs[i];

@@ -109,14 +109,22 @@ int pool_run(const struct pool_opts *o, int *rcs, struct nl_err *errs, struct nl
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	size_t started = 0;
-	int e = 0;
-	while (started + 1 < T && (e = nl_thread_create(&tids[started], pool_take, &p)) == 0)
-		started++;
+	int e = 0; /* the first failed start's error */
+	for (size_t t = 1; t < T; t++) {
+		int et = nl_thread_create(&tids[started], pool_take, &p);
+		if (et == 0) {
+			started++;
+			continue;
+		}
+		e = e ? e : et;
+		if (!o->is_every_start_tried)
+			break;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		char what[48];
 		snprintf(what, sizeof what, "the %s", o->what);
-		nl_thread_short_note(NL_THREAD_POOL, what, (uint32_t)T, (uint32_t)started + 1, "pthread_create", e);
+		nl_thread_short_note(o->place, what, (uint32_t)T, (uint32_t)started + 1, "pthread_create", e);
 	}
 	/* The first run here, first: what the caller finishes after it
 	 * (replay's timeline) is finished as soon as it is done, not after

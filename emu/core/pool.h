@@ -1,5 +1,6 @@
 /* Independent runs side by side on threads of this process (`netloom
- * replay -j`'s networks, `netloom interfere -j`'s runs). Invariant: what
+ * replay -j`'s networks, `netloom interfere -j`'s runs, `netloom compare
+ * -j`'s replays, a round of `netloom sweep --spread points`). Invariant: what
  * the caller reads afterwards, each run's status and line, does not
  * depend on the thread count or on which thread ran which run; only the
  * order in which runs finish does, and the caller says nothing until all
@@ -7,7 +8,10 @@
 #ifndef NETLOOM_CORE_POOL_H
 #define NETLOOM_CORE_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "core/thread.h"
 
 struct nl_err;
 struct progress;
@@ -29,10 +33,21 @@ struct pool_opts {
 	void (*first_done)(void *ctx, int rc);
 	void *ctx;
 	/* A progress line counting the runs ("LABEL: WHAT 1/3 (2 running)"),
-	 * drawn and cleared here; NULL for none. Only this file draws on it
-	 * while pool_run runs. */
+	 * drawn and cleared here; NULL for none (the caller may then draw a
+	 * line of its own, from run under its own lock, as compare does, or
+	 * around pool_run, as a sweep's round does). Only this file draws on
+	 * it while pool_run runs. */
 	struct progress *pg;
 	const char *what; /* the runs' name on that line and in the warning: "networks", "runs" */
+	/* The place a thread that cannot start is noted under
+	 * (nl_thread_short_note), which orders the command's warnings:
+	 * NL_THREAD_POOL for replay's and interfere's runs. */
+	enum nl_thread_place place;
+	/* A thread that cannot start: false, no more are started (the
+	 * threads started so far take the runs); true, each of the others
+	 * is still tried, and the warning counts those that started
+	 * (a sweep's round, whose warning has always counted so). */
+	bool is_every_start_tried;
 };
 
 /* Run o->n runs on up to o->threads threads: the first of o->order on the
@@ -45,7 +60,8 @@ struct pool_opts {
  * threads started here block SIGINT and SIGTERM, so their handler runs
  * on the calling thread (core/staged.h: the staged list is for one
  * thread). A thread that cannot be started leaves its runs to the
- * others, noted for the command's warning (nl_thread_short_note).
+ * others, noted under o->place for the command's warning
+ * (nl_thread_short_note, "the WHAT").
  * Returns 0, or NL_ENOMEM (*err) with nothing run. */
 int pool_run(const struct pool_opts *o, int *rcs, struct nl_err *errs, struct nl_err *err);
 

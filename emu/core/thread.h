@@ -20,9 +20,9 @@ int nl_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
 /* The places that start threads for a job, outermost first: the order
  * in which the CLI says their shortfalls (nl_thread_short_take). */
 enum nl_thread_place {
-	NL_THREAD_REPLAYS,    /* compare -j: a study's replays (session/session_compare.c) */
-	NL_THREAD_POINTS,     /* sweep --spread points: a round's points (session/session_sweep.c) */
-	NL_THREAD_POOL,       /* pool_run: replay -j's networks, interfere -j's runs (core/pool.c) */
+	NL_THREAD_REPLAYS,    /* compare -j: a study's replays (session/session_compare.c, on pool_run) */
+	NL_THREAD_POINTS,     /* sweep --spread points: a round's points (session/session_sweep.c, on pool_run) */
+	NL_THREAD_POOL,       /* replay -j's networks, interfere -j's runs (core/pool.c, pool_run) */
 	NL_THREAD_TRIALS,     /* the cabinet floor annealing's trials (layout/floor.c) */
 	NL_THREAD_PARTITIONS, /* a flit network's partitions, [simulation] threads (net/workers.c) */
 	NL_THREAD_N_PLACES

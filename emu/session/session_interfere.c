@@ -544,7 +544,7 @@ static int ifr_run_all(struct ifr *x, struct nl_err *err)
 	 * running)", the caller's label): one line, not each run's own. */
 	const struct pool_opts po = {
 		.n = (size_t)J + 1, .threads = x->o->jobs, .order = order, .run = ifr_run_nth, .ctx = x,
-		.pg = x->o->pg, .what = "runs",
+		.pg = x->o->pg, .what = "runs", .place = NL_THREAD_POOL,
 	};
 	rc = pool_run(&po, rcs, errs, err);
 	for (uint32_t i = 0; rc == 0 && i <= J; i++)

@@ -1687,6 +1687,25 @@ static void test_thread_short(void)
 			CHECK_EQ(t[0].errnum, EAGAIN);
 		}
 	}
+	/* ... noted under its caller's place (a sweep's round), not the
+	 * pool's: a line of its own, before the pool's, as that place is
+	 * the outer; every start tried, still none running but this one. */
+	struct pool_demo d = {.bad = 8};
+	int rcs[8];
+	struct nl_err errs[8], e = {0};
+	const struct pool_opts o = {.n = 8, .threads = 4, .run = pool_demo_run, .ctx = &d, .what = "sweep's points",
+				    .place = NL_THREAD_POINTS, .is_every_start_tried = true};
+	nl_thread_short_note(NL_THREAD_POOL, "the networks", 3, 2, "pthread_create", EAGAIN);
+	setenv("NETLOOM_TEST_FAIL_THREAD", "all", 1);
+	CHECK_OK(pool_run(&o, rcs, errs, &e), &e);
+	unsetenv("NETLOOM_TEST_FAIL_THREAD");
+	for (size_t i = 0; i < 8; i++)
+		CHECK_EQ(atomic_load(&d.calls[i]), 1);
+	CHECK_EQ(nl_thread_short_take(t), 2u);
+	CHECK_STR(t[0].what, "the sweep's points");
+	CHECK_EQ(t[0].asked, 4u);
+	CHECK_EQ(t[0].running, 1u);
+	CHECK_STR(t[1].what, "the networks");
 }
 
 int main(void)
