@@ -15,7 +15,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +27,8 @@
 #include "core/output.h"
 #include "core/param.h"
 #include "core/path.h"
+#include "core/pool.h"
 #include "core/progress.h"
-#include "core/thread.h"
 #include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
@@ -175,25 +174,23 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 	nl_sim_free(sim);
 }
 
-static void *cmp_worker(void *arg)
+/* Run k of this rank's on one of pool_run's threads: todo[k * ranks +
+ * rank] (k itself in one process), then the progress line's count. The
+ * cell keeps its own failure: the run never fails the pool. */
+static int cmp_run_nth(void *ctx, size_t k, struct nl_err *err)
 {
-	struct cmp *c = arg;
-	for (;;) {
-		/* This rank's runs: i = rank, rank + ranks, ... (all of them in
-		 * one process). */
-		uint64_t i = (uint64_t)atomic_fetch_add(&c->next, 1) * c->size + c->rank;
-		if (i >= c->n_todo)
-			return NULL;
-		cmp_run_one(c, &c->runs[c->todo[i]]);
-		pthread_mutex_lock(&c->mu);
-		c->done++;
-		if (c->o->pg) {
-			char d[64];
-			snprintf(d, sizeof d, "run %u/%u", c->done, c->n_mine);
-			progress_update(c->o->pg, (double)c->done / c->n_mine, d);
-		}
-		pthread_mutex_unlock(&c->mu);
+	(void)err;
+	struct cmp *c = ctx;
+	cmp_run_one(c, &c->runs[c->todo[k * c->size + c->rank]]);
+	pthread_mutex_lock(&c->mu);
+	c->done++;
+	if (c->o->pg) {
+		char d[64];
+		snprintf(d, sizeof d, "run %u/%u", c->done, c->n_mine);
+		progress_update(c->o->pg, (double)c->done / c->n_mine, d);
 	}
+	pthread_mutex_unlock(&c->mu);
+	return 0;
 }
 
 /* Directory p, made unless there: a file of that name is refused here,
@@ -367,9 +364,16 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	c->n_runs = c->n_sys * c->n_wl * c->n_seeds;
 	c->runs = calloc(c->n_runs, sizeof *c->runs);
 	c->todo = calloc(c->n_runs, sizeof *c->todo);
-	if (rc == 0 && (!c->runs || !c->todo))
+	/* pool_run's statuses and lines, one per run of this rank at most. */
+	int *rcs = calloc(c->n_runs ? c->n_runs : 1, sizeof *rcs);
+	struct nl_err *errs = calloc(c->n_runs ? c->n_runs : 1, sizeof *errs);
+	if (rc == 0 && (!c->runs || !c->todo || !rcs || !errs))
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-	NL_CHECK(net_mpi_agree(c->o->mpi, rc, err));
+	if ((rc = net_mpi_agree(c->o->mpi, rc, err)) < 0) {
+		free(rcs);
+		free(errs);
+		return rc;
+	}
 	uint32_t i = 0;
 	for (uint32_t w = 0; w < c->n_wl; w++)
 		for (uint32_t s = 0; s < c->n_sys; s++)
@@ -382,24 +386,24 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 				c->runs[i++] = (struct cmp_run){.s = s, .w = w, .k = k, .reused = reused};
 			}
 	c->n_mine = c->n_todo > c->rank ? (c->n_todo - c->rank + c->size - 1) / c->size : 0;
-	unsigned nt = c->o->jobs ? c->o->jobs : 1;
-	if (nt > c->n_mine)
-		nt = c->n_mine ? c->n_mine : 1;
-	pthread_t th[64];
-	unsigned started = 0;
-	atomic_init(&c->next, 0);
+	/* This rank's runs on up to -j threads (65 at most, the calling one
+	 * included), in index order; a thread that cannot start leaves its
+	 * runs to the others ("the study's replays" in the warning). No run
+	 * fails the pool: pool_run fails only when out of memory, before
+	 * any run, which every rank must know before the gather. */
 	pthread_mutex_init(&c->mu, NULL);
-	int e = 0;
-	for (; started + 1 < nt && started < 64; started++)
-		if ((e = nl_thread_create(&th[started], cmp_worker, c)))
-			break;
-	if (e)
-		nl_thread_short_note(NL_THREAD_REPLAYS, "the study's replays", nt < 65 ? nt : 65, started + 1,
-				     "pthread_create", e);
-	cmp_worker(c);
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
+	const unsigned jobs = c->o->jobs ? c->o->jobs : 1;
+	const struct pool_opts po = {.n = c->n_mine,
+				     .threads = jobs < 65 ? jobs : 65,
+				     .run = cmp_run_nth,
+				     .ctx = c,
+				     .what = "study's replays",
+				     .place = NL_THREAD_REPLAYS};
+	rc = pool_run(&po, rcs, errs, err);
 	pthread_mutex_destroy(&c->mu);
+	free(rcs);
+	free(errs);
+	NL_CHECK(net_mpi_agree(c->o->mpi, rc, err));
 	if (c->size > 1)
 		NL_CHECK(cmp_gather(c, err));
 	return cmp_reuse(c, err);

@@ -5,7 +5,6 @@
 
 #include <jansson.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <inttypes.h>
@@ -127,9 +126,8 @@ struct cmp {
 	uint32_t *todo;            /* indices into runs of those replayed: all but the reused */
 	uint32_t n_todo;
 	const struct session_compare_opts *o;
-	atomic_uint next;
-	pthread_mutex_t mu;
-	uint32_t done;
+	pthread_mutex_t mu;        /* the cache's writes and the progress line, from pool_run's threads */
+	uint32_t done;             /* runs of this rank done, for the progress line */
 	uint32_t rank, size;       /* MPI: this rank runs todo[i], i = rank mod size (0 and 1 alone) */
 	uint32_t n_mine;           /* how many that is */
 	uint32_t cost_evaluated;   /* systems priced in this run (not from the cache) */
