@@ -4,7 +4,6 @@
  * are taken in rate order by one function, so either way the results are
  * the sequential sweep's (session.c), byte for byte. */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,8 +12,8 @@
 
 #include "core/cpus.h"
 #include "core/error.h"
+#include "core/pool.h"
 #include "core/progress.h"
-#include "core/thread.h"
 #include "net/net.h"
 #include "session/session_internal.h"
 
@@ -148,22 +147,21 @@ int session_sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsig
 }
 
 /* One point of session_sweep_threads: in, the rate and the configuration it runs
- * with; out, its record (sweep_run_packed's) or rc < 0 with err. */
+ * with; out, its record (sweep_run_packed's). */
 struct sweep_job {
 	const nl_sim *s;
 	struct sim_cfg sc; /* s->sc with threads = 1, no progress line */
 	double rate;
 	uint8_t *rec;
 	size_t len;
-	int rc;
-	struct nl_err err;
 };
 
-static void *sweep_job_run(void *arg)
+/* Point i of a round on one of pool_run's threads: < 0 only when its
+ * record could not be made (memory). */
+static int sweep_job_run(void *ctx, size_t i, struct nl_err *err)
 {
-	struct sweep_job *j = arg;
-	j->rc = sweep_run_packed(j->s, &j->sc, j->rate, &j->rec, &j->len, &j->err);
-	return NULL;
+	struct sweep_job *j = &((struct sweep_job *)ctx)[i];
+	return sweep_run_packed(j->s, &j->sc, j->rate, &j->rec, &j->len, err);
 }
 
 /* The sweep with its points on T threads of this process (sweep --spread
@@ -174,19 +172,23 @@ static void *sweep_job_run(void *arg)
  * then taken in rate order by sweep_take_round as the MPI ranks' points
  * are, so the results are the sequential sweep's for any T. Each network
  * runs on one thread (threads = 1 inside): the points are the parallelism.
- * One progress line, "points k/n", for the whole sweep. */
+ * A round is one pool_run (core/pool.h): point 0 on this thread, the
+ * others as threads free up; a thread that cannot start leaves its points
+ * to the others, every start of the round still tried, so the warning
+ * counts the threads of the round that ran. One progress line, "points
+ * k/n", for the whole sweep, drawn here as each round starts. */
 int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
 			  void *ctx, struct nl_sweep *sw, bool *by_callback, struct nl_err *err)
 {
 	const uint32_t T = nl_threads_for_items(s->sc.threads, n_rates) /* `threads` as --spread points reads it without MPI */;
 	struct sweep_job *jobs = calloc(T, sizeof *jobs);
-	pthread_t *tids = malloc(T * sizeof *tids);
-	bool *started = calloc(T, sizeof *started);
+	int *rcs = calloc(T, sizeof *rcs);
+	struct nl_err *errs = calloc(T, sizeof *errs);
 	const uint8_t **recs = malloc(T * sizeof *recs);
-	if (!jobs || !tids || !started || !recs) {
+	if (!jobs || !rcs || !errs || !recs) {
 		free(jobs);
-		free(tids);
-		free(started);
+		free(rcs);
+		free(errs);
 		free(recs);
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	}
@@ -205,31 +207,23 @@ int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsi
 			jobs[i].sc.threads = 1;
 			jobs[i].sc.is_quiet = true;
 		}
-		/* Points 1..n-1 on new threads, point 0 on this one; a thread
-		 * that cannot start runs its point here afterwards. */
-		uint32_t running = 1;
-		int e = 0;
-		for (uint32_t i = 1; i < n; i++) {
-			int ei = nl_thread_create(&tids[i], sweep_job_run, &jobs[i]);
-			started[i] = ei == 0;
-			running += started[i];
-			e = e ? e : ei;
-		}
-		if (e)
-			nl_thread_short_note(NL_THREAD_POINTS, "the sweep's points", n, running, "pthread_create", e);
-		sweep_job_run(&jobs[0]);
-		for (uint32_t i = 1; i < n; i++) {
-			if (started[i])
-				pthread_join(tids[i], NULL);
-			else
-				sweep_job_run(&jobs[i]);
-		}
+		const struct pool_opts po = {.n = n,
+					     .threads = T,
+					     .run = sweep_job_run,
+					     .ctx = jobs,
+					     .what = "sweep's points",
+					     .place = NL_THREAD_POINTS,
+					     .is_every_start_tried = true};
+		int prc = pool_run(&po, rcs, errs, err);
+		if (prc < 0)
+			rc = prc;
 		/* A record that could not be made (out of memory) ends the
-		 * sweep, the first in rate order naming it; sim_sweep then
-		 * drops the results, as on any failure of the sequential one. */
+		 * sweep, the first in rate order naming it (pool_run ran
+		 * every point before it); sim_sweep then drops the results,
+		 * as on any failure of the sequential one. */
 		for (uint32_t i = 0; i < n && rc >= 0; i++)
-			if (jobs[i].rc < 0)
-				rc = nl_errf(err, jobs[i].rc, "%s", jobs[i].err.msg);
+			if (rcs[i] < 0)
+				rc = nl_errf(err, rcs[i], "%s", errs[i].msg);
 		progress_done(&pg);
 		if (rc >= 0) {
 			for (uint32_t i = 0; i < n; i++)
@@ -246,8 +240,8 @@ int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsi
 	}
 	progress_done(&pg);
 	free(jobs);
-	free(tids);
-	free(started);
+	free(rcs);
+	free(errs);
 	free(recs);
 	return rc;
 }

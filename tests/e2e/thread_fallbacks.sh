@@ -149,7 +149,8 @@ expect_eq "cable_latency, FAIL_ALLOC=1: exit" "$?" 1
 expect_eq "cable_latency, FAIL_ALLOC=1: stderr" "$(cat "$dir/cr.err")" "netloom replay: $graph"
 [ -e "$dir/cr.json" ] && fail "cable_latency, FAIL_ALLOC=1: --json written"
 
-# 3. compare -j 3: runs the others could not take run on this thread.
+# 3. compare -j 3: the runs of a thread that did not start go to the
+#    threads that did (core/pool.c), this one included.
 cat >"$dir/study.ini" <<EOS
 [study]
 backend = analytic
@@ -191,8 +192,10 @@ expect_started "compare, FAIL_THREAD=all" 0 NETLOOM_TEST_FAIL_THREAD=all "$netlo
   -o "$dir/cmpst" -j 3
 
 # 4. sweep --spread points on 3 threads: a point whose thread did not
-#    start runs on this thread after the round's others; the sweep stops
-#    at 0.6 as the sequential one does.
+#    start goes to a thread of the round that did (core/pool.c), this one
+#    included, and every start of a round is tried (FAIL_THREAD=1: the
+#    second start still runs); the sweep stops at 0.6 as the sequential
+#    one does.
 sw=(sweep -s topology=torus:k=4x4 -s num_vcs=2 -s latency_thres=100 "${short[@]}" --rates 0.1:0.7:0.1 -s threads=3
     --reproducible)
 "$netloom" "${sw[@]}" --json "$dir/s.json" >"$dir/s.out" 2>"$dir/s.err"
