@@ -287,6 +287,7 @@ enum { MS_NOT_NEXT, MS_LAST_EVENT, MS_NOT_CAP, MS_FAILED, MS_WORDS };
 
 static void mx_step(const struct flitnet *n, const uint64_t v[MS_WORDS], uint64_t g[MS_WORDS])
 {
+	n->mx->m->st.colls++;
 	MPI_Allreduce(v, g, MS_WORDS, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
 	if (g[MS_FAILED])
 		n->mx->peer_failed = true;
@@ -525,6 +526,7 @@ static void mx_gather_done(struct flitnet *n)
 	struct fl_msgdrv *md = &n->msg;
 	const uint32_t N = m->size;
 	int mine = (int)md->n_done;
+	m->st.colls++;
 	MPI_Allgather(&mine, 1, MPI_INT, mx->rcount, 1, MPI_INT, m->comm);
 	uint64_t total = 0;
 	for (uint32_t q = 0; q < N; q++) {
@@ -539,6 +541,7 @@ static void mx_gather_done(struct flitnet *n)
 			total);
 		MPI_Abort(m->comm, 1);
 	}
+	m->st.colls++;
 	MPI_Allgatherv(md->done, mine, MPI_UINT64_T, r, mx->rcount, mx->rdispl, MPI_UINT64_T, m->comm);
 	if (total > md->cap_done) {
 		uint64_t *d = fl_grow(n, md->done, total * sizeof *d);
@@ -622,6 +625,7 @@ void fl_mpi_exchange(struct flitnet *n)
 	m->st.cycles++;
 	m->st.wcycles += n->now - n->x_wstart;
 	m->st.hdr_bytes += sizeof head;
+	m->st.colls++;
 	MPI_Allreduce(head, g, 1, mx->words, mx->fold, m->comm);
 
 	/* The payloads, when some rank sends any: a message to each rank

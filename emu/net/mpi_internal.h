@@ -26,6 +26,8 @@ struct mpi_stats {
 	uint64_t events;   /* events sent */
 	uint64_t heads;    /* of which heads with their record */
 	uint64_t vcalls;   /* cycles with an all-to-all-v */
+	uint64_t colls;    /* collective calls of the network's steps, exchanges and reductions
+			      (mpi.c, mpi_reduce.c): the ranks' synchronisations */
 };
 
 struct net_mpi {

@@ -208,10 +208,10 @@ int net_mpi_open(const char *who, struct net_mpi **out, struct nl_err *err)
 static void mpi_print_stats(struct net_mpi *m)
 {
 	const char *e = getenv("NETLOOM_MPI_STATS");
-	uint64_t mine[8] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
-			    m->st.vcalls, m->st.wcycles};
-	uint64_t all[8];
-	MPI_Reduce(mine, all, 8, MPI_UINT64_T, MPI_SUM, 0, m->comm);
+	uint64_t mine[9] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
+			    m->st.vcalls, m->st.wcycles, m->st.colls};
+	uint64_t all[9];
+	MPI_Reduce(mine, all, 9, MPI_UINT64_T, MPI_SUM, 0, m->comm);
 	if (m->rank != 0 || !e || !*e || !strcmp(e, "0"))
 		return;
 	/* No network was cut over the ranks (fl_mpi_plan never ran: sweep
@@ -236,10 +236,10 @@ static void mpi_print_stats(struct net_mpi *m)
 		"netloom mpi: %u rank%s, lookahead %s, window up to %" PRIu64 " cycles; %" PRIu64
 		" windows of %.2f cycles on average (%" PRIu64 " cycles); per window, all ranks: %.1f payload bytes "
 		"in %.2f messages (%.1f events, %.1f heads), %.1f bytes reduced (%.0f per rank); events exchanged in "
-		"%.1f%% of windows\n",
+		"%.1f%% of windows; %.2f collective calls per window per rank\n",
 		m->size, m->size == 1 ? "" : "s", lookahead, m->window, m->st.cycles, (double)m->st.wcycles / w, m->st.wcycles,
 		(double)all[1] / w, (double)all[3] / w, (double)all[4] / w, (double)all[5] / w, (double)all[2] / w,
-		(double)all[2] / w / m->size, 100.0 * (double)m->st.vcalls / w);
+		(double)all[2] / w / m->size, 100.0 * (double)m->st.vcalls / w, (double)all[8] / w / m->size);
 }
 
 void net_mpi_close(struct net_mpi *m)

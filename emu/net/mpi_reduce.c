@@ -14,6 +14,7 @@
 uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
 {
 	uint64_t g = v;
+	n->mx->m->st.colls++;
 	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_SUM, n->mx->m->comm);
 	return g;
 }
@@ -21,6 +22,7 @@ uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
 uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
 {
 	uint64_t g = v;
+	n->mx->m->st.colls++;
 	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
 	return g;
 }
@@ -32,6 +34,7 @@ void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)
 {
 	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
 		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		n->mx->m->st.colls++;
 		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_INT64_T, MPI_SUM, n->mx->m->comm);
 	}
 }
@@ -40,6 +43,7 @@ void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
 {
 	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
 		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		n->mx->m->st.colls++;
 		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT16_T, MPI_SUM, n->mx->m->comm);
 	}
 }
@@ -48,6 +52,7 @@ void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
 {
 	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
 		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		n->mx->m->st.colls++;
 		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT8_T, MPI_MIN, n->mx->m->comm);
 	}
 }
@@ -56,6 +61,7 @@ static void mx_sum_u64(const struct flitnet *n, uint64_t *a, uint64_t count)
 {
 	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
 		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		n->mx->m->st.colls++;
 		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT64_T, MPI_SUM, n->mx->m->comm);
 	}
 }
@@ -68,6 +74,7 @@ void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struc
 	 * integers and the sum an integer below 2^53, so the order of the
 	 * additions cannot change a bit. */
 	const struct stats_hist *mine = local ? local : h;
+	mx->m->st.colls += 4; /* the four allreduces below */
 	MPI_Allreduce(local ? mine->bins : MPI_IN_PLACE, h->bins, (int)STATS_HIST_NBINS, MPI_UINT64_T, MPI_SUM,
 		      mx->m->comm);
 	uint64_t ext[3] = {mine->n, mine->max, UINT64_MAX - mine->min}, gn = 0, gext[2];
