@@ -44,6 +44,8 @@ struct flit_backend {
 	uint64_t reached_ps; /* the time the network reached (ps): no send or advance before it */
 	net_deliver_fn deliver; /* the running advance's caller's callback (flit_deliver calls it) */
 	void *deliver_ctx;
+	bool made;              /* under MPI: a message made since the ranks last agreed on the next
+				   cycle with work (flit_advance) */
 	struct flit_pend *pend; /* sends dated past the network's clock, in order (flit_send) */
 	size_t n_pend, cap_pend, pend_next; /* pend[pend_next .. n_pend - 1] still to be made */
 };
@@ -215,6 +217,7 @@ static int flit_make(struct flit_backend *fb, uint32_t src_ep, uint32_t dst_ep, 
 	struct flitnet *n = fb->net;
 	const struct topo *t = n->topo;
 	const uint64_t cycle = n->now;
+	fb->made = true; /* before any failure: on every rank alike */
 	uint32_t mi = flit_msg_alloc(n);
 	if (mi == FL_NONE)
 		return nl_errf(err, NL_ENOMEM, "out of memory for messages");
@@ -308,6 +311,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
 
 	NL_CHECK(net_time_check("flit backend", false, until_ps, fb->reached_ps, err));
+	bool agreed = false; /* under MPI: n->x_next is the ranks' next cycle with work now */
 	fb->deliver = deliver;
 	fb->deliver_ctx = ctx;
 	n->msg.deliver = flit_deliver;
@@ -335,8 +339,28 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 		if (n->msg.delivered)
 			*reached_ps = (n->now - 1) * fb->cycle_ps;
 	} else {
+		/* The ranks' next cycle with work (n->x_next) is taken once,
+		 * by fl_mpi_begin, the advance's first collective (a step's
+		 * first: it tells of a rank that failed between two
+		 * advances), and again only after a waiting send was made.
+		 * Otherwise the last window's exchange folded it (and the
+		 * latest pending event, and based the counters there), and
+		 * nothing has changed it since: the deliveries after the
+		 * exchange free records, and a send from the deliver callback
+		 * (fb->made, the same on every rank, as each sends every
+		 * message) ends the advance. So a window of a one-cycle step
+		 * costs the exchange's allreduce alone, not two more
+		 * reductions of the same next cycle (one here, one in
+		 * flitnet_run_until): lammps-lj-2, 2 ranks, 4 collective calls
+		 * per window before, 1 after (benchmarks/README.md,
+		 * 2026-12-07). */
 		while (n->now <= last) {
-			uint64_t next = fl_next_work_all(n);
+			if (!agreed) {
+				fl_mpi_begin(n);
+				agreed = true;
+				fb->made = false;
+			}
+			const uint64_t next = n->x_next;
 			/* A rank failed between two steps (flit_agree). */
 			if (fl_mpi_peer_check(n, err) < 0) {
 				n->msg.deliver = NULL;
@@ -346,9 +370,12 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 			 * every rank alike (each sends every message). */
 			const uint64_t c = flit_pend_cycle(fb);
 			if (c <= next && c <= last) {
+				n->x_agreed = true;
 				int rc = n->now < c ? flitnet_run_until(n, c, err) : 0;
+				n->x_agreed = false;
 				if (rc == 0)
 					rc = flit_make_due(fb, err);
+				agreed = false;
 				if (rc < 0) {
 					n->msg.deliver = NULL;
 					return rc;
@@ -361,6 +388,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 				fl_clock_jump(n, last + 1);
 				break;
 			}
+			n->x_agreed = true;
 			int rc = flitnet_run_until(n, next + 1, err);
 			if (rc < 0) {
 				n->msg.deliver = NULL;
@@ -371,10 +399,12 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 				break;
 			}
 		}
+		if (fb->made)
+			agreed = false;
 	}
 	n->msg.deliver = NULL;
 	fb->reached_ps = *reached_ps;
-	uint64_t nw = fl_next_work_all(n);
+	uint64_t nw = agreed ? n->x_next : fl_next_work_all(n);
 	if (flit_pend_cycle(fb) < nw)
 		nw = flit_pend_cycle(fb);
 	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;

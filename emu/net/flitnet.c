@@ -1854,8 +1854,9 @@ static int fl_run_windows_oom(struct flitnet *n, int rc, struct nl_err *err)
 
 /* flitnet_run_until over MPI ranks: windows of cycles between exchanges.
  * Every rank takes every decision from the same numbers: the next cycle
- * with work on any rank and the latest pending event (fl_mpi_begin, then
- * each exchange), the folded counters, whether the window's last cycle
+ * with work on any rank and the latest pending event (fl_mpi_begin, or
+ * the caller's with n->x_agreed; then each exchange), the folded
+ * counters, whether the window's last cycle
  * had work on some rank, and no early return on a failure of this rank
  * alone (its oom is folded at the exchange).
  *
@@ -1868,7 +1869,10 @@ static int fl_run_windows_oom(struct flitnet *n, int rc, struct nl_err *err)
 static int fl_run_windows(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
 	const uint64_t interval = fl_check_interval(n);
-	fl_mpi_begin(n);
+	if (n->x_agreed)
+		n->x_agreed = false; /* the caller's fl_mpi_begin or last exchange stands (flit_advance) */
+	else
+		fl_mpi_begin(n);
 	NL_CHECK(fl_mpi_peer_check(n, err));
 	while (n->now < cycle) {
 		if (n->x_next > n->now) {

@@ -8,7 +8,9 @@
  * followed by its 28-byte packet record. A window's end costs one
  * allreduce of MH_WORDS words (its size does not grow with the ranks)
  * and, when some rank sends anything, one message to each neighbour
- * (point to point; its size read with MPI_Probe). A rank's neighbours and
+ * (point to point; its size read with MPI_Probe); a trace replay's, when
+ * some rank completed messages, their all-gather (mx_gather_done). A
+ * rank's neighbours and
  * the lookahead are computed from the partitions at build time
  * (fl_mpi_plan).
  *
@@ -275,9 +277,10 @@ void fl_mpi_plan(struct flitnet *n)
 }
 
 /* A step's first collective: every step the driver takes into the
- * network (flitnet_run_until's fl_mpi_begin, an advance's next cycle
- * with work, fl_mpi_next_work) starts with this one reduction, and so
- * does fl_mpi_step_end. A rank that failed between two steps (a replay's
+ * network (flitnet_run_until's fl_mpi_begin, a replay advance's, whose
+ * later windows follow on from their exchanges as a run's windows do,
+ * fl_mpi_next_work) starts with this one reduction, and so does
+ * fl_mpi_step_end. A rank that failed between two steps (a replay's
  * trace it could not decode) ends with fl_mpi_step_end while the others
  * are in their next step's first collective: the same reduction, which
  * tells them (MS_FAILED), where a collective of another shape met them
@@ -518,13 +521,21 @@ static void mx_boxes(struct flitnet *n)
  * the owner's order, so the sorted list is the one process's, and every
  * rank's application sees the same deliveries at the same cycle. The
  * record indices agree because every rank allocates every message's
- * record (backend_flit.c, flit_send) and frees it on delivery. */
-static void mx_gather_done(struct flitnet *n)
+ * record (backend_flit.c, flit_send) and frees it on delivery.
+ *
+ * `all`, the ranks' completions summed by the window's allreduce
+ * (MH_DONE), is 0 in nearly every window (lammps-lj-2 on 2 ranks: a few
+ * thousand deliveries in 4.8 million windows): then nothing is gathered, on
+ * every rank alike, and the window's allreduce stays its one collective
+ * (the counts were all-gathered at every exchange before). */
+static void mx_gather_done(struct flitnet *n, uint64_t all)
 {
 	struct fl_mx *mx = n->mx;
 	struct net_mpi *m = mx->m;
 	struct fl_msgdrv *md = &n->msg;
 	const uint32_t N = m->size;
+	if (!all)
+		return;
 	int mine = (int)md->n_done;
 	m->st.colls++;
 	MPI_Allgather(&mine, 1, MPI_INT, mx->rcount, 1, MPI_INT, m->comm);
@@ -533,7 +544,8 @@ static void mx_gather_done(struct flitnet *n)
 		mx->rdispl[q] = (int)total;
 		total += (uint64_t)mx->rcount[q];
 	}
-	if (!total || total > (uint64_t)INT32_MAX)
+	NL_ASSERT(total == all);
+	if (total > (uint64_t)INT32_MAX)
 		return;
 	uint8_t *r = mx_room(n, &mx->rbuf, &mx->rcap, 0, total * sizeof *md->done);
 	if (!r) { /* the peers send regardless: no clean end */
@@ -617,6 +629,7 @@ void fl_mpi_exchange(struct flitnet *n)
 		head[i] = (i == MH_UNDRAINED ? n->obs.n_undrained : *c[i]) - mx->base[i];
 	head[MH_EVENTS] = events;
 	head[MH_TOTAL] = used;
+	head[MH_DONE] = n->msg_driven ? n->msg.n_done : 0;
 	head[MH_LAST_MOVE] = n->last_move;
 	head[MH_OOM] = n->oom;
 	head[MH_NOT_NEXT] = UINT64_MAX - next;
@@ -711,7 +724,7 @@ void fl_mpi_exchange(struct flitnet *n)
 	n->x_clast = g[MH_CLAST];
 	n->x_gbusy = g[MH_BUSY] != 0;
 	if (n->msg_driven)
-		mx_gather_done(n);
+		mx_gather_done(n, g[MH_DONE]);
 }
 
 #else /* !NETLOOM_HAVE_MPI: never reached (net_mpi_open fails, sc.mpi stays NULL) */

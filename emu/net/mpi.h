@@ -41,7 +41,8 @@ void fl_mpi_release(struct flitnet *n);
  * joining partitions of different ranks) and the window n->x_window. */
 void fl_mpi_plan(struct flitnet *n);
 
-/* flitnet_run_until's entry: the counters' base (the driver may have
+/* flitnet_run_until's entry (unless the caller set n->x_agreed), and a
+ * replay advance's: the counters' base (the driver may have
  * changed them since the last cycle), the next cycle with work and the
  * latest pending event on any rank. Collective: a step's first, as
  * fl_mpi_next_work's and fl_mpi_step_end's (mpi.c, mx_step), which may

@@ -70,6 +70,7 @@ enum {
 	MH_N_COUNTERS,
 	MH_EVENTS = MH_N_COUNTERS, /* events pending after the merge */
 	MH_TOTAL,       /* payload bytes to other ranks (zero: no messages) */
+	MH_DONE,        /* messages completed in the window (zero: nothing to gather, mx_gather_done) */
 	MH_N_SUMS,
 	MH_LAST_MOVE = MH_N_SUMS,
 	MH_OOM,         /* 0 or 1 */

@@ -758,6 +758,11 @@ struct flitnet {
 	uint64_t x_wstart;             /* under MPI: first cycle of the running window */
 	bool x_busy;                   /* under MPI: this rank had work in the window's last cycle */
 	bool x_gbusy;                  /* under MPI: some rank had (after the exchange) */
+	bool x_agreed;                 /* under MPI: x_next, x_clast, x_window and the exchange's counter
+					  base are the ranks' values for the state as it is: the next
+					  flitnet_run_until takes them for its first collective
+					  (fl_mpi_begin) and clears this; set by the replay's advance
+					  (backend_flit.c), which knows that nothing changed since */
 };
 
 /* One allocation request. */

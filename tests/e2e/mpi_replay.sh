@@ -7,9 +7,10 @@
 # (messages crossing ranks every few cycles), threads inside ranks, METIS
 # partitions, a fractional internal_speedup, a dragonfly with UGAL-L and 40-cycle global links, three
 # networks in one replay, a network deadlock (the same cycle, flits and
-# VCs, exit 1), and the analytic backend refused in one line. A failure
-# on one rank alone (its trace missing or corrupt, its network's build out
-# of memory) ends every rank with one line, without a hang.
+# VCs, exit 1), the analytic backend refused in one line, and the
+# collective calls per window. A failure on one rank alone (its trace
+# missing or corrupt, its network's build out of memory) ends every rank
+# with one line, without a hang.
 # usage: mpi_replay.sh NETLOOM REPLAY_MKTRACE   (exit 77: no MPI)
 set -uo pipefail
 netloom=$(realpath "$1") # the one-rank failure runs in other directories
@@ -66,6 +67,15 @@ for k in 1 2 3; do
   same torus "$k" "${torus[@]}"
 done
 grep -q "predicted runtime" "$dir/torus-3.out" || fail "torus: no report under 3 ranks"
+# The ranks' synchronisations (NETLOOM_MPI_STATS): a one-cycle window
+# costs the exchange's allreduce, plus a reduction at an advance's start
+# and an all-gather in a window that completed messages: 1.31 calls per
+# window here. It was 4.00 when each window also reduced the next cycle
+# with work twice and all-gathered the completion counts.
+st=$(NETLOOM_MPI_STATS=1 mpi 2 "$netloom" replay "${torus[@]}" 2>&1 >/dev/null | grep '^netloom mpi:')
+calls=$(sed -nE 's/.*; ([0-9.]+) collective calls per window per rank$/\1/p' <<<"$st")
+python3 -c "import sys; sys.exit(0 if 1 <= float(sys.argv[1]) < 1.5 else 1)" "$calls" 2>/dev/null \
+  || fail "torus: collective calls per window, 2 ranks: expected 1 to 1.5, got '$st'"
 # Messages did cross ranks: the torus's links carried flits.
 [ "$(json "$dir/torus-2.json" 'd["results"]["network"]["flit_hops"] > 0')" = True ] || fail "torus: no flit-hops"
 same threads 2 "${torus[@]}" -s threads=2
