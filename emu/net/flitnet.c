@@ -1856,9 +1856,9 @@ static int fl_run_windows_oom(struct flitnet *n, int rc, struct nl_err *err)
  * Every rank takes every decision from the same numbers: the next cycle
  * with work on any rank and the latest pending event (fl_mpi_begin, or
  * the caller's with n->x_agreed; then each exchange), the folded
- * counters, whether the window's last cycle
- * had work on some rank, and no early return on a failure of this rank
- * alone (its oom is folded at the exchange).
+ * counters, whether the window's last cycle had work on some rank, and
+ * no early return on a failure of this rank alone (its oom is folded at
+ * the exchange).
  *
  * Inside a window a rank skips its own idle cycles: an idle partition's
  * cycle changes nothing but its clock and speedup credit (with a whole

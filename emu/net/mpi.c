@@ -10,9 +10,8 @@
  * and, when some rank sends anything, one message to each neighbour
  * (point to point; its size read with MPI_Probe); a trace replay's, when
  * some rank completed messages, their all-gather (mx_gather_done). A
- * rank's neighbours and
- * the lookahead are computed from the partitions at build time
- * (fl_mpi_plan).
+ * rank's neighbours and the lookahead are computed from the partitions
+ * at build time (fl_mpi_plan).
  *
  * lookahead_decide = upstream (mx_la_*): a switch winner's route at the
  * next router is decided by the rank running that router, at the exchange
@@ -525,9 +524,9 @@ static void mx_boxes(struct flitnet *n)
  *
  * `all`, the ranks' completions summed by the window's allreduce
  * (MH_DONE), is 0 in nearly every window (lammps-lj-2 on 2 ranks: a few
- * thousand deliveries in 4.8 million windows): then nothing is gathered, on
- * every rank alike, and the window's allreduce stays its one collective
- * (the counts were all-gathered at every exchange before). */
+ * thousand deliveries in 4.8 million windows): then nothing is gathered,
+ * on every rank alike, and the window's allreduce stays its one
+ * collective (the counts were all-gathered at every exchange before). */
 static void mx_gather_done(struct flitnet *n, uint64_t all)
 {
 	struct fl_mx *mx = n->mx;

@@ -42,9 +42,9 @@ void fl_mpi_release(struct flitnet *n);
 void fl_mpi_plan(struct flitnet *n);
 
 /* flitnet_run_until's entry (unless the caller set n->x_agreed), and a
- * replay advance's: the counters' base (the driver may have
- * changed them since the last cycle), the next cycle with work and the
- * latest pending event on any rank. Collective: a step's first, as
+ * replay advance's: the counters' base (the driver may have changed them
+ * since the last cycle), the next cycle with work and the latest pending
+ * event on any rank. Collective: a step's first, as
  * fl_mpi_next_work's and fl_mpi_step_end's (mpi.c, mx_step), which may
  * say that a rank failed (fl_mpi_peer_check). */
 void fl_mpi_begin(struct flitnet *n);
