@@ -6,9 +6,10 @@
 # that executes no replay, a new cost preset that replays nothing, a
 # changed system that replays only its cells, the routing run (named or
 # the family's default) in the cache key, a deadlocking system as a
-# failed cell (exit 3), a system's own layout keys pricing it, and bad
+# failed cell (exit 3), a system's own layout keys pricing it, bad
 # study files (routing against the family and the VCs included) refused
-# before any run with one line.
+# before any run with one line, and SIGINT/SIGTERM while a cache entry is
+# written (-j1 and -j3) ending the command by the signal, nothing left.
 # usage: compare.sh NETLOOM SOURCE_ROOT
 set -uo pipefail
 netloom=$1
@@ -234,6 +235,45 @@ else
   fail "signal while cached: the entry was not staged under a registered name"
   kill -KILL "$cpid"; wait "$cpid"
 fi
+# The same on -j3, where the runs are on pool_run's threads (core/pool.c),
+# for SIGTERM and SIGINT (Ctrl-C). Seeds 1..3 of a workload placed by the
+# seed are runs 0..2: run 0 on the calling thread, held reading its entry
+# (a FIFO never fed); run 1 on a worker, its entry (a FIFO) fed a byte
+# that is no JSON, so it replays and holds its entry's write (staged in
+# TMPDIR) until read. The signal comes then: the command must end by it
+# once the entry is read whole, while run 0 is still held (a signal left
+# blocked until the pool's threads are joined would wait for it for
+# ever), with no temporary file, no report and only whole cache entries.
+printf '[study]\nseeds = 3\n[system a]\ntopology = torus:k=4x4\nlink_model = links\n[workload w]\ntrace = %s\nplacement = random-node\n' \
+  "$s/lammps-lj-8.nlt" > "$dir/sigj.ini"
+"$netloom" compare "$dir/sigj.ini" -o "$dir/sigj" -j3 > /dev/null || fail "signal on -j3: first run"
+keys=($(json "$dir/sigj/report.json" '" ".join(s["cache_key"] for s in d["cells"][0]["seeds"])'))
+expect_eq "signal on -j3: a key per seed" "$(printf '%s\n' "${keys[@]}" | sort -u | wc -l)" 3
+for sig in TERM INT; do
+  o=$dir/sigj-$sig t=$dir/sigjtmp-$sig
+  mkdir -p "$o/cache" "$t"
+  cp "$dir"/sigj/cache/cost-*.json "$o/cache/"
+  mkfifo "$o/cache/${keys[0]}.json" "$o/cache/${keys[1]}.json"
+  TMPDIR=$t sig_run "$o.run" "$sig" 60 "$netloom" compare "$dir/sigj.ini" -o "$o" -j3 & w=$!
+  pid=$(sig_pid "$o.run")
+  timeout 60 sh -c 'printf x > "$1"' _ "$o/cache/${keys[1]}.json" || fail "signal on -j3 ($sig): run 1's entry was not read"
+  for _ in $(seq 600); do [ -n "$(ls -A "$t")" ] && break; sleep 0.1; done
+  if [ "$(ls -A "$t" | wc -l)" = 1 ]; then
+    kill -"$sig" "$pid"
+    timeout 60 cat "$o/cache/${keys[1]}.json" > "$o.got"
+  else
+    fail "signal on -j3 ($sig): run 1's entry was not staged under a registered name"
+    kill -KILL "$pid"
+  fi
+  wait "$w"
+  expect_eq "signal on -j3 ($sig): end, stderr, left in TMPDIR, in DIR" \
+    "$(cat "$o.run.end"):$(cat "$o.run.err"):$(ls -A "$t"):$(ls -A "$o")" "signal SIG$sig:::cache"
+  expect_eq "signal on -j3 ($sig): run 1's entry whole" "$(json "$o.got" 'd["status"]' 2> /dev/null)" 0
+  for f in "$o"/cache/*; do
+    [ -p "$f" ] || json "$f" 'd["status"] if "status" in d else d["cost_usd"]' > /dev/null 2>&1 ||
+      fail "signal on -j3 ($sig): $f is no whole entry"
+  done
+done
 
 # A new cost preset prices every system again and replays nothing.
 sed 's/^preset = flex/preset = besta/' "$dir/study.ini" > "$dir/preset.ini"
