@@ -8,7 +8,8 @@
 # round (the points past it dropped), --continue, a last round with fewer
 # points than threads, and a deadlock. The points and rates are checked
 # against what the sweep must keep, so a sweep that kept a dropped point
-# or lost one fails even when both sides agree.
+# or lost one fails even when both sides agree. SIGINT or SIGTERM while
+# a round runs ends the sweep by the signal, nothing written.
 # usage: thread_points.sh NETLOOM
 set -uo pipefail
 netloom=$(realpath "$1")
@@ -77,5 +78,30 @@ thr_err=$("$netloom" sweep "${torus[@]}" "${bad[@]}" --rates 0.1:0.3:0.1 --sprea
 expect_eq "refused: exit" "$?" 2
 expect_eq "refused: the sequential line" "$thr_err" "$seq_err"
 expect_eq "refused: stdout" "$(cat "$dir/bad.out")" ""
+# Interrupted (SIGINT, as Ctrl-C, and SIGTERM) while a round's points run
+# on pool_run's threads: the sweep ends by the signal at once, nothing on
+# stdout and nothing written (no --json, no --plot, no temporary file by
+# them or in TMPDIR). The signal comes once the round's two threads exist
+# (/proc's thread count), each point far longer than the 60 s the sweep
+# is given (2 x 10^8 cycles of warm-up): a signal held until the round's
+# threads are joined leaves it running then.
+long=(-s topology=torus:k=4x4 -s num_vcs=2 -s sample_period=100000000 -s warmup_periods=2 -s max_samples=3)
+for sig in INT TERM; do
+  o=$dir/intr-$sig
+  mkdir -p "$o/out" "$o/tmp"
+  TMPDIR=$o/tmp sig_run "$o/run" "$sig" 60 "$netloom" sweep "${long[@]}" -s threads=2 --rates 0.1:0.4:0.1 \
+    --spread points --json "$o/out/sweep.json" --plot "$o/out/sweep.svg" & w=$!
+  pid=$(sig_pid "$o/run")
+  for _ in $(seq 600); do
+    threads=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$pid/status" 2> /dev/null)
+    [ "$threads" = 2 ] && break
+    sleep 0.1
+  done
+  kill -"$sig" "$pid"
+  wait "$w"
+  expect_eq "$sig while the points run: threads, end, stdout, stderr, files" \
+    "$threads:$(cat "$o/run.end"):$(cat "$o/run.out"):$(cat "$o/run.err"):$(find "$o/out" "$o/tmp" -mindepth 1)" \
+    "2:signal SIG$sig:::"
+done
 [ "$fails" -eq 0 ] || exit 1
 echo ok
