@@ -60,12 +60,9 @@ int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *w
 		n *= k[d];
 	}
 	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, 2u * (uint32_t)n_dims + p, (uint32_t)n * p, err));
-	gr->coord = malloc((size_t)n * (size_t)n_dims * sizeof *gr->coord);
+	gr->coord = topo_coords_new((uint32_t)n, n_dims, gr->stride, gr->k);
 	if (!gr->coord)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	for (uint32_t r = 0; r < n; r++)
-		for (int d = 0; d < n_dims; d++)
-			gr->coord[(size_t)r * (size_t)n_dims + (size_t)d] = (uint16_t)((r / gr->stride[d]) % k[d]);
 	for (uint32_t r = 0; r < n; r++) {
 		for (int d = 0; d < n_dims; d++) {
 			uint32_t c = topo_grid_coord(gr, r, d);

@@ -82,12 +82,9 @@ int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint3
 	}
 	hx->term_base = (uint32_t)deg;
 	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, (uint32_t)deg + T, (uint32_t)n * T, err));
-	hx->coord = malloc((size_t)n * (size_t)L * sizeof *hx->coord);
+	hx->coord = topo_coords_new((uint32_t)n, L, hx->stride, S);
 	if (!hx->coord)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	for (uint32_t r = 0; r < n; r++)
-		for (int d = 0; d < L; d++)
-			hx->coord[(size_t)r * (size_t)L + (size_t)d] = (uint16_t)((r / hx->stride[d]) % S[d]);
 	for (uint32_t r = 0; r < n; r++) {
 		for (int d = 0; d < L; d++) {
 			uint32_t c = topo_hyperx_coord(hx, r, d);

@@ -110,12 +110,9 @@ static int ndt_build(struct topo *t, struct nl_err *err)
 	v->pe_port = (uint32_t)n + 1;
 	uint32_t routers = 2 * (uint32_t)nodes;
 	NL_CHECK(topo_alloc(t, routers, NULL, (uint32_t)n + 2, routers, err));
-	v->coord = malloc((size_t)nodes * (size_t)n * sizeof *v->coord);
+	v->coord = topo_coords_new((uint32_t)nodes, n, v->stride, k);
 	if (!v->coord)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	for (uint32_t u = 0; u < nodes; u++)
-		for (int d = 0; d < n; d++)
-			v->coord[(size_t)u * (size_t)n + (size_t)d] = (uint16_t)((u / v->stride[d]) % k[d]);
 	for (uint32_t u = 0; u < nodes; u++) {
 		for (int d = 0; d < n; d++) {
 			uint32_t c = v->coord[(size_t)u * (size_t)n + (size_t)d];

@@ -58,6 +58,10 @@ void topo_params_text(const struct topo *t, char *buf, size_t cap);
 
 /* The n values of v as "8x8x4" in buf (cut at cap), for messages. */
 const char *topo_dims_text(char *buf, size_t cap, const uint32_t *v, int n);
+/* A mixed-radix coordinate table: n entries of `dims` coordinates each,
+ * coordinate d of entry u = (u / stride[d]) % k[d] (the grid, HyperX and
+ * nD twin torus numberings). A new array, or NULL when out of memory. */
+uint16_t *topo_coords_new(uint32_t n, int dims, const uint32_t *stride, const uint32_t *k);
 
 /* Record an error prefixed with "topology '<family>': " and return code. */
 int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fmt, ...)

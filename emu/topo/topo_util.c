@@ -43,6 +43,17 @@ const char *topo_dims_text(char *buf, size_t cap, const uint32_t *v, int n)
 
 /* --- edge multiset ------------------------------------------------------- */
 
+uint16_t *topo_coords_new(uint32_t n, int dims, const uint32_t *stride, const uint32_t *k)
+{
+	uint16_t *c = malloc((size_t)n * (size_t)dims * sizeof *c);
+	if (!c)
+		return NULL;
+	for (uint32_t u = 0; u < n; u++)
+		for (int d = 0; d < dims; d++)
+			c[(size_t)u * (size_t)dims + (size_t)d] = (uint16_t)((u / stride[d]) % k[d]);
+	return c;
+}
+
 static uint64_t topo_edge_key(uint32_t a, uint32_t b)
 {
 	return a < b ? (((uint64_t)a << 32) | b) + 1 : (((uint64_t)b << 32) | a) + 1;
