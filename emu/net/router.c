@@ -1135,6 +1135,7 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 		/* Its own loop, with what it reads in locals: n's fields are
 		 * read again after every store otherwise (they may alias). */
 		struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
+		const struct fl_run *const runs = n->pool.runs;
 		struct fl_areq *const areq = n->areq;
 		uint32_t *const ev_li = n->ev_li;
 		const int v_shift = n->v_shift;
@@ -1158,6 +1159,11 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 				continue;
 			}
 			nd->result = -1;
+			/* The winners' update reads this VC's front run
+			 * (fl_sa_apply): fetched while the allocator runs. Under
+			 * load a head bids for cycles, and its run, last read when
+			 * it routed, has left the cache. */
+			__builtin_prefetch(&runs[ivs[li].head]);
 			const uint32_t in = v_shift >= 0 ? li >> v_shift : li / V;
 			const uint32_t vc = li - in * V;
 			const uint64_t ib = 1ULL << in, ob = 1ULL << op;
@@ -1462,6 +1468,14 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 			n->ivc[iv].state = VC_IDLE;
 	} else if (tail) {
 		n->ivc[iv].state = VC_ROUTING;
+		/* The next packet's head routes at this router's next step and
+		 * reads its packet record then (fl_route_apply). It arrived
+		 * while this packet waited, so the record fetched for it then
+		 * (the arrival pass, flitnet.c) has left the cache: fetched
+		 * again now, both ends (a 28-byte record can span two lines). */
+		const struct fl_pkt *np = &n->pool.pkts[n->pool.runs[n->ivc[iv].head].pkt];
+		__builtin_prefetch(&np->rt, 1);
+		__builtin_prefetch((const char *)np + sizeof *np - 1, 1);
 		fl_q_push(n, ro, Q_ROUTE, li);
 	} else {
 		fl_q_push(n, ro, Q_SA, li);
