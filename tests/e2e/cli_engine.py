@@ -2078,6 +2078,62 @@ def case_sweep_plot():
             check("--json /dev/full: the chart drawn", open(svg).read().rstrip().endswith("</svg>"))
 
 
+def case_sweep_plot_signal():
+    """SIGTERM or SIGINT while sweep's gnuplot draws (or run's JSON is
+    staged): netloom removes the staged chart, ends by the signal, and the
+    JSON written before the chart is whole. sweep and run installed no
+    handler, so the signal left c.svg.tmpXXXXXX beside the results. The
+    fake gnuplot reads the script, notes its PID and sleeps."""
+    import signal
+    with tempfile.TemporaryDirectory() as tmp:
+        gp_dir = os.path.join(tmp, "gp")
+        os.mkdir(gp_dir)
+        write(os.path.join(gp_dir, "gnuplot"),
+              '#!/bin/sh\ncat > /dev/null\necho $$ > "$GP_PID.tmp" && mv "$GP_PID.tmp" "$GP_PID"\nexec sleep 120\n')
+        os.chmod(os.path.join(gp_dir, "gnuplot"), 0o755)
+        for sig, code in ((signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, -signal.SIGINT)):
+            name = signal.Signals(sig).name
+            out = os.path.join(tmp, name)
+            os.mkdir(out)
+            gp_pid = os.path.join(out, "gp.pid")
+            env = dict(ENV, PATH=gp_dir + os.pathsep + ENV.get("PATH", ""), GP_PID=gp_pid)
+            js, svg = os.path.join(out, "c.json"), os.path.join(out, "c.svg")
+            # SIGINT at its default action in the child (a background job
+            # of a script may start with it ignored, which netloom keeps).
+            p = subprocess.Popen([os.path.abspath(NETLOOM), "sweep", *SMALL, "--rates", "0.1:0.2:0.1",
+                                  "--json", js, "--plot", svg], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                                          signal.SIG_DFL))
+            try:
+                for _ in range(1200):
+                    if os.path.exists(gp_pid) or p.poll() is not None:
+                        break
+                    time.sleep(0.05)
+                check(f"{name}: the fake gnuplot started", os.path.exists(gp_pid))
+                staged = sorted(f for f in os.listdir(out) if f.startswith("c.svg"))
+                eq(f"{name}: staged while gnuplot draws", len(staged) == 1 and staged[0].startswith("c.svg.tmp"), True)
+                p.send_signal(sig)
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    raise Fail(f"{name}: sweep still running 20 s after the signal")
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+                gp = open(gp_pid).read().strip() if os.path.exists(gp_pid) else ""
+                if gp:
+                    try:
+                        os.kill(int(gp), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            eq(f"{name}: exit status", p.returncode, code)
+            eq(f"{name}: stderr", p.stderr.read(), b"")
+            eq(f"{name}: files left", sorted(f for f in os.listdir(out) if f not in ("gp.pid",)), ["c.json"])
+            with open(js) as f:
+                check(f"{name}: the JSON whole", len(json.load(f)["results"]["points"]) == 2)
+
+
 def case_sweep_table():
     p = run("sweep", *SMALL, "--rates", "0.1:0.3:0.1")
     lines = p.stdout.decode().splitlines()
