@@ -235,8 +235,14 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 		return out_write_stream(path, data, len, err);
 	if (kind < 0)
 		return kind;
-	NL_CHECK(out_stage(path, data, len, &tmp, err));
-	return out_commit(&tmp, path, err);
+	/* Registered (out_stage_registered), so a SIGINT/SIGTERM caught by
+	 * out_signals_catch removes the temporary file rather than leave
+	 * PATH.tmpXXXXXX: replay's --svg, the topology SVGs. Its callers are
+	 * commands' main threads, as the staged list requires. */
+	NL_CHECK(out_stage_registered(path, data, len, &tmp, err));
+	int rc = out_commit(&tmp, path, err);
+	out_unstage(&tmp);
+	return rc;
 }
 
 /* out_tmp_for, registered or not (out_tmp_open). */

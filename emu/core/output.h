@@ -16,7 +16,9 @@
 struct nl_err;
 struct json_t;
 
-/* Replace `path` with `len` bytes of `data`, atomically. "-" writes stdout. */
+/* Replace `path` with `len` bytes of `data`, atomically. "-" writes stdout.
+ * The temporary file is registered (out_stage_registered): call it from
+ * the thread that owns the staged list (core/staged.h). */
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err);
 
 /* out_write_atomic in two steps, for several files written together or
