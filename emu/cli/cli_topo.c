@@ -804,6 +804,10 @@ static int topo_export_main(int argc, char **argv)
 
 int cli_topo_main(int argc, char **argv)
 {
+	/* SIGINT, SIGTERM: a staged output is removed, then the process
+	 * ends by the signal (core/staged.h); with nothing staged (the
+	 * work) it ends at once, as without a handler. */
+	out_signals_catch();
 	if (argc < 2)
 		return cli_usage_error("topo", "missing subcommand (list, describe or export; see --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
