@@ -19,9 +19,9 @@ static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct
 
 /* The temporary file beside `path` that out_write_atomic renames over it
  * (mode 0600 until written); *tmp is malloc'd. With is_registered, the
- * name is registered (out_staged_add) as a template before mkstemp fills
- * it in place and creates the file, so no signal finds the file made but
- * not registered. */
+ * name is registered and the file made together (out_staged_mkstemp), so
+ * no signal, and no other thread's poll, finds the file made but not
+ * registered. */
 static int out_tmp_open(const char *path, char **tmp, bool is_registered, struct nl_err *err)
 {
 	size_t plen = strlen(path);
@@ -29,17 +29,15 @@ static int out_tmp_open(const char *path, char **tmp, bool is_registered, struct
 	if (!*tmp)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	snprintf(*tmp, plen + 16, "%s.tmpXXXXXX", path);
-	int rc = is_registered ? out_staged_add_stage(*tmp, err) : 0;
-	if (rc < 0) {
+	int e = 0;
+	int fd = is_registered ? out_staged_mkstemp(*tmp, true, &e, err) : mkstemp(*tmp);
+	if (fd < 0 && is_registered && !e) {
 		free(*tmp);
 		*tmp = NULL;
-		return rc;
+		return fd;
 	}
-	int fd = mkstemp(*tmp);
 	if (fd < 0) {
-		int e = errno;
-		if (is_registered)
-			out_staged_del(*tmp);
+		e = errno;
 		free(*tmp);
 		*tmp = NULL;
 		if (e == ENOENT || e == ENOTDIR)
@@ -237,8 +235,7 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 		return kind;
 	/* Registered (out_stage_registered), so a SIGINT/SIGTERM caught by
 	 * out_signals_catch removes the temporary file rather than leave
-	 * PATH.tmpXXXXXX: replay's --svg, the topology SVGs. Its callers are
-	 * commands' main threads, as the staged list requires. */
+	 * PATH.tmpXXXXXX: replay's --svg, the topology SVGs. */
 	NL_CHECK(out_stage_registered(path, data, len, &tmp, err));
 	int rc = out_commit(&tmp, path, err);
 	out_unstage(&tmp);

@@ -17,8 +17,8 @@ struct nl_err;
 struct json_t;
 
 /* Replace `path` with `len` bytes of `data`, atomically. "-" writes stdout.
- * The temporary file is registered (out_stage_registered): call it from
- * the thread that owns the staged list (core/staged.h). */
+ * The temporary file is registered (out_stage_registered), so a caught
+ * SIGINT/SIGTERM removes it. */
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err);
 
 /* out_write_atomic in two steps, for several files written together or

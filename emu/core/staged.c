@@ -1,12 +1,17 @@
 /* Staged outputs and SIGINT/SIGTERM (core/staged.h): the list of what a
- * signal must not leave behind, and the handler. Invariant: the list
- * changes only with SIGINT and SIGTERM blocked, so the handler always sees
- * it whole. */
+ * signal must not leave behind, and the handler. Invariants: the list is
+ * read and changed only under out_staged_mu, with SIGINT and SIGTERM
+ * blocked in that thread, so threads take turns and the handler never
+ * interrupts a change on its own thread; a handler on another thread
+ * reads it only when no thread is changing it (out_staged_busy), and
+ * then no thread starts again (out_staged_unlink). */
 #include "core/staged.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +24,12 @@
  * for the work's next poll. The only mutable globals of core: a signal
  * handler reaches no context. The handler writes out_pending_sig and
  * reads the list (a second signal unlinks its paths), which is changed
- * only with SIGINT and SIGTERM blocked (out_staged_lock), so the handler
- * never sees an entry half written or the array while realloc moves it. */
-static volatile sig_atomic_t out_pending_sig; /* the recorded signal, or 0 */
-static volatile sig_atomic_t out_n_staged;    /* entries of out_staged in use */
+ * only with the list held (out_staged_lock), so the handler never sees an
+ * entry half written or the array while realloc moves it. */
+/* Lock-free atomics, not volatile sig_atomic_t: the handler may run on
+ * another thread than the one changing them. */
+static atomic_int out_pending_sig; /* the recorded signal, or 0 */
+static atomic_int out_n_staged;    /* entries of out_staged in use */
 static struct out_staged_entry {
 	const char *path; /* the caller's string (out_stage_registered's name) */
 	bool is_stage;    /* made by out_stage_registered: kept through out_commit */
@@ -30,6 +37,19 @@ static struct out_staged_entry {
 	bool is_dir;      /* made by out_staged_mkdir: the handler removes it with rmdir */
 } *out_staged;                                /* in registration order */
 static size_t out_staged_cap;
+
+/* Threads take turns at the list (compare's workers stage their cache
+ * entries while the main thread stages the report). The handler, which
+ * cannot take a mutex, meets a changing thread through two lock-free
+ * flags, Dekker's way (sequentially consistent): a thread sets busy and
+ * then checks that no handler reads; the handler sets handler_reads and
+ * then waits for busy to clear. One of the two always sees the other.
+ * The wait is short: a change is a few stores, a realloc at most (no
+ * file work is done with the list held but a poll's removal, which then
+ * ends the process). */
+static pthread_mutex_t out_staged_mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int out_staged_busy;
+static atomic_int out_handler_reads;
 
 /* Async-signal-safe: records the first signal while something is
  * staged, else ends the process at once, as without the handler. A
@@ -54,6 +74,12 @@ static void out_on_signal(int sig)
 void out_staged_unlink(void)
 {
 	int e = errno; /* called by signal handlers: kept for the code they interrupted */
+	/* A thread changing the list has these signals blocked, so it is
+	 * another thread: it finishes its change, and none starts another
+	 * (out_staged_lock) before this ends the process. */
+	atomic_store(&out_handler_reads, 1);
+	while (atomic_load(&out_staged_busy))
+		;
 	/* Last registered first: a directory's files go before it. */
 	for (size_t i = (size_t)out_n_staged; i-- > 0;)
 		if (out_staged[i].is_dir)
@@ -63,8 +89,10 @@ void out_staged_unlink(void)
 	errno = e;
 }
 
-/* Block SIGINT and SIGTERM in this thread while the list changes (*old:
- * the mask to restore with out_staged_unlock). */
+/* Take the list: SIGINT and SIGTERM blocked in this thread (*old: the
+ * mask to restore with out_staged_unlock), then the mutex, then the busy
+ * flag a handler on another thread waits on. When a handler already
+ * reads the list it is ending the process: this thread waits for that. */
 static void out_staged_lock(sigset_t *old)
 {
 	sigset_t set;
@@ -72,10 +100,19 @@ static void out_staged_lock(sigset_t *old)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, old);
+	pthread_mutex_lock(&out_staged_mu);
+	atomic_store(&out_staged_busy, 1);
+	if (atomic_load(&out_handler_reads)) {
+		atomic_store(&out_staged_busy, 0);
+		for (;;)
+			pause();
+	}
 }
 
 static void out_staged_unlock(const sigset_t *old)
 {
+	atomic_store(&out_staged_busy, 0);
+	pthread_mutex_unlock(&out_staged_mu);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -112,7 +149,7 @@ static int out_staged_push_locked(const char *path, bool is_stage, bool is_dir, 
 		out_staged_cap = cap;
 	}
 	out_staged[n] = (struct out_staged_entry){path, is_stage, false, is_dir};
-	out_n_staged = (sig_atomic_t)(n + 1);
+	out_n_staged = (int)(n + 1);
 	return 0;
 }
 
@@ -156,8 +193,31 @@ int out_staged_mkdir(const char *path, struct nl_err *err)
 	return rc;
 }
 
+int out_staged_mkstemp(char *tmpl, bool is_stage, int *mk_errno, struct nl_err *err)
+{
+	/* As out_staged_mkdir: the handler (whose wait on the busy flag
+	 * also keeps it from reading the template while mkstemp fills it)
+	 * and another thread's poll find no file, or a registered one. */
+	sigset_t old;
+	*mk_errno = 0;
+	out_staged_lock(&old);
+	int fd = out_staged_push_locked(tmpl, is_stage, false, err);
+	if (fd == 0) {
+		fd = mkstemp(tmpl);
+		if (fd < 0) {
+			*mk_errno = errno;
+			out_n_staged--; /* the entry just pushed, last */
+			fd = NL_EIO;
+		}
+	}
+	out_staged_unlock(&old);
+	if (*mk_errno)
+		errno = *mk_errno;
+	return fd;
+}
+
 /* The entry of the name out_stage_registered made at `path` (the pointer,
- * not the string), NULL when there is none. */
+ * not the string), NULL when there is none; the caller holds the list. */
 static struct out_staged_entry *out_stage_find(const char *path)
 {
 	for (size_t i = (size_t)out_n_staged; i-- > 0;)
@@ -168,45 +228,53 @@ static struct out_staged_entry *out_stage_find(const char *path)
 
 bool out_staged_is_stage(const char *path)
 {
-	return out_stage_find(path) != NULL;
+	sigset_t old;
+	out_staged_lock(&old);
+	bool is = out_stage_find(path) != NULL;
+	out_staged_unlock(&old);
+	return is;
 }
 
 bool out_staged_is_done(const char *path)
 {
+	sigset_t old;
+	out_staged_lock(&old);
 	struct out_staged_entry *e = out_stage_find(path);
-	return e && e->is_done;
+	bool is = e && e->is_done;
+	out_staged_unlock(&old);
+	return is;
 }
 
 bool out_staged_set_done(const char *path)
 {
-	struct out_staged_entry *e = out_stage_find(path);
-	if (!e)
-		return false;
 	sigset_t old;
 	out_staged_lock(&old);
-	e->is_done = true;
+	struct out_staged_entry *e = out_stage_find(path);
+	if (e)
+		e->is_done = true;
 	out_staged_unlock(&old);
-	return true;
+	return e != NULL;
 }
 
 void out_staged_del(const char *path)
 {
+	sigset_t old;
+	out_staged_lock(&old);
 	size_t n = (size_t)out_n_staged, i = n;
 	while (i > 0 && out_staged[i - 1].path != path)
 		i--;
-	if (i == 0)
-		return;
-	sigset_t old;
-	out_staged_lock(&old);
-	memmove(&out_staged[i - 1], &out_staged[i], (n - i) * sizeof *out_staged);
-	out_n_staged = (sig_atomic_t)(n - 1);
-	if (n == 1) {
-		free(out_staged);
-		out_staged = NULL;
-		out_staged_cap = 0;
+	if (i > 0) {
+		memmove(&out_staged[i - 1], &out_staged[i], (n - i) * sizeof *out_staged);
+		out_n_staged = (int)(n - 1);
+		if (n == 1) {
+			free(out_staged);
+			out_staged = NULL;
+			out_staged_cap = 0;
+		}
 	}
 	out_staged_unlock(&old);
-	out_staged_poll();
+	if (i > 0)
+		out_staged_poll();
 }
 
 void out_staged_remove(const char *path)
@@ -220,6 +288,10 @@ void out_staged_poll(void)
 	int sig = out_pending_sig;
 	if (!sig)
 		return;
+	/* Held until the process ends: another thread's poll waits here,
+	 * and finds nothing to do should this one return. */
+	sigset_t old;
+	out_staged_lock(&old);
 	for (size_t i = (size_t)out_n_staged; i-- > 0;)
 		if (!out_staged[i].is_done)
 			out_remove_tree(out_staged[i].path);

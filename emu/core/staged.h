@@ -4,8 +4,9 @@
  * them (the PMPI recorder's archive writer, traces/record/meson.build)
  * registers its temporary files too.
  *
- * One thread: the list is changed and polled by the thread doing the work
- * (it is guarded against the signal handler, not against other threads).
+ * Any thread may register, forget and poll: threads take turns at the
+ * list, and a handler on any thread sees it whole (core/staged.c). A path
+ * is forgotten by the thread that owns it, once.
  */
 #ifndef NETLOOM_CORE_STAGED_H
 #define NETLOOM_CORE_STAGED_H
@@ -67,6 +68,15 @@ void out_staged_poll(void);
  * register what goes in it (trace unpack's entries, their temporary
  * files), before each is made, and nothing of it is left. */
 int out_staged_mkdir(const char *path, struct nl_err *err);
+
+/* mkstemp(tmpl) with the name registered as out_staged_add (is_stage:
+ * out_staged_add_stage) does, both with the list held, so neither a
+ * signal nor another thread's poll finds the file made but not
+ * registered, or the name half filled in. The file's descriptor, or a
+ * negative code and nothing made or registered: NL_ENOMEM (err says
+ * so), or NL_EIO with *mk_errno (and errno) mkstemp's error, err
+ * untouched, for the caller to word. *mk_errno is 0 otherwise. */
+int out_staged_mkstemp(char *tmpl, bool is_stage, int *mk_errno, struct nl_err *err);
 
 /* Unlink every registered file not in place yet (a directory stays, but
  * for an out_staged_mkdir one, removed by rmdir when empty by then), at

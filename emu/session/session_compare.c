@@ -162,14 +162,11 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 		}
 		free(cnt.ep_job);
 		/* Only rank 0 writes the cache: it puts the other ranks'
-		 * results after the gather (cmp_gather). One thread at a time:
-		 * the list of files staged for a signal is the process's
-		 * (cmp_cache_write, core/output.h). */
-		if (c->rank == 0) {
-			pthread_mutex_lock(&c->mu);
+		 * results after the gather (cmp_gather). Workers write side by
+		 * side: each entry is its own staged file, and the list of files
+		 * staged for a signal takes any thread (core/staged.h). */
+		if (c->rank == 0)
 			cmp_cache_put(c, r);
-			pthread_mutex_unlock(&c->mu);
-		}
 	}
 	nl_sim_free(sim);
 }

@@ -250,8 +250,8 @@ bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
  * the command, where out_write_json's unregistered temporary file was
  * left behind (DIR/cache/KEY.json.tmpXXXXXX, about 2 interrupts in 15 of
  * a 64-seed study). A file that cannot be written costs a re-run, nothing
- * else. The list of staged names is the process's: callers on worker
- * threads hold c->mu (cmp_run_one). */
+ * else. Called on compare's worker threads (cmp_run_one): the list of
+ * staged names takes any thread (core/staged.h). */
 static void cmp_cache_write(const char *path, const json_t *j)
 {
 	struct nl_err err = {0};

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -1033,6 +1034,119 @@ static void test_output_empty_name(void)
 	CHECK_OK(out_check_writable("-", &e), &e);
 }
 
+/* Threads staging outputs side by side (compare's workers write cache
+ * entries while others run): each writes its own files through
+ * out_write_atomic (registered, committed, forgotten) and registers and
+ * forgets names of its own, many times. The list took one thread: two
+ * growing it at once lost entries or used a freed array. */
+struct staged_worker {
+	const char *dir;
+	int id;
+	int rounds;
+	atomic_int *stop; /* NULL: run `rounds` rounds */
+	int fails;
+};
+
+static void *test_staged_worker(void *arg)
+{
+	struct staged_worker *w = arg;
+	char path[128], name[128];
+	for (int i = 0; i < w->rounds || (w->stop && !atomic_load(w->stop)); i++) {
+		struct nl_err e = {0};
+		snprintf(path, sizeof path, "%s/w%d-%d.txt", w->dir, w->id, i % 8);
+		snprintf(name, sizeof name, "%s/n%d", w->dir, w->id);
+		if (out_staged_add(name, &e) < 0)
+			w->fails++;
+		char text[32];
+		int n = snprintf(text, sizeof text, "%d %d\n", w->id, i);
+		if (out_write_atomic(path, text, (size_t)n, &e) < 0)
+			w->fails++;
+		out_staged_del(name);
+	}
+	return NULL;
+}
+
+/* Files in dir whose name holds ".tmp" (a staged file left behind). */
+static int test_count_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += strstr(e->d_name, ".tmp") != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_output_staged_threads(void)
+{
+	char dir[] = "/tmp/nltest-staged-threads-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	enum { W = 4 };
+	struct staged_worker w[W];
+	pthread_t t[W];
+	for (int i = 0; i < W; i++) {
+		w[i] = (struct staged_worker){.dir = dir, .id = i, .rounds = 400};
+		CHECK_EQ(nl_thread_create(&t[i], test_staged_worker, &w[i]), 0);
+	}
+	for (int i = 0; i < W; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_EQ(w[i].fails, 0);
+	}
+	CHECK_EQ(test_count_tmp(dir), 0);
+	/* Each file is its writer's last round for it, whole. */
+	for (int i = 0; i < W; i++)
+		for (int k = 0; k < 8; k++) {
+			char path[128], want[32], got[32] = "";
+			snprintf(path, sizeof path, "%s/w%d-%d.txt", dir, i, k);
+			snprintf(want, sizeof want, "%d %d\n", i, 392 + k);
+			FILE *f = fopen(path, "r");
+			CHECK(f != NULL);
+			if (f) {
+				size_t n = fread(got, 1, sizeof got - 1, f);
+				got[n] = 0;
+				fclose(f);
+			}
+			CHECK_STR(got, want);
+		}
+	/* Every name forgotten: none is a staged name now. */
+	CHECK(!out_staged_is_stage(dir));
+	out_remove_tree(dir);
+
+	/* In a child with out_signals_catch, SIGTERM once, or twice at once
+	 * (the second goes through the handler's unlink while the workers
+	 * change the list), as the workers run: the process ends by it, with
+	 * no staged file left. */
+	for (int twice = 0; twice < 2; twice++) {
+		CHECK(mkdtemp(strcpy(dir, "/tmp/nltest-staged-threads-XXXXXX")) != NULL);
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			static atomic_int stop;
+			static struct staged_worker cw[W];
+			pthread_t ct[W];
+			out_signals_catch();
+			for (int i = 0; i < W; i++) {
+				cw[i] = (struct staged_worker){.dir = dir, .id = i, .stop = &stop};
+				if (nl_thread_create(&ct[i], test_staged_worker, &cw[i]) != 0)
+					_exit(10);
+			}
+			usleep(20000);
+			kill(getpid(), SIGTERM);
+			if (twice)
+				kill(getpid(), SIGTERM);
+			usleep(2000000);
+			_exit(11); /* the signal should have ended it */
+		}
+		int status = 0;
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+		CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGTERM);
+		CHECK_EQ(test_count_tmp(dir), 0);
+		out_remove_tree(dir);
+	}
+}
+
 /* A temporary directory with a file in a subdirectory, as an OTF2
  * archive being written; *path is static storage of the caller. */
 static void test_staged_tree(char *path)
@@ -1742,6 +1856,7 @@ int main(void)
 	TEST_RUN(test_output_json_streamed);
 	TEST_RUN(test_output_empty_name);
 	TEST_RUN(test_output_staged_signals);
+	TEST_RUN(test_output_staged_threads);
 	TEST_RUN(test_output_staged_registered);
 	TEST_RUN(test_output_staged_second_signal);
 	TEST_RUN(test_output_read_svg);
