@@ -8,7 +8,9 @@
  * followed by its 28-byte packet record. A window's end costs one
  * allreduce of MH_WORDS words (its size does not grow with the ranks)
  * and, when some rank sends anything, one message to each neighbour
- * (point to point; its size read with MPI_Probe); a trace replay's, when
+ * (point to point; its size read with MPI_Probe); with two ranks, one
+ * message each way instead, the MH_WORDS words in front of the blocks
+ * (fl_mpi_plan, head_on_msgs); a trace replay's, when
  * some rank completed messages, their all-gather (mx_gather_done). A
  * rank's neighbours and the lookahead are computed from the partitions
  * at build time (fl_mpi_plan).
@@ -248,6 +250,15 @@ void fl_mpi_plan(struct flitnet *n)
 	for (uint32_t q = 0; q < N; q++)
 		if (x->cursor[q])
 			x->nbr[x->n_nbr++] = q;
+	/* Two ranks sharing a link: each is the other's only neighbour, so
+	 * the window's head goes in front of the payload message, which is
+	 * then sent every window (empty or not), and each rank folds the two
+	 * heads itself (integers: the same on both). One message each way
+	 * instead of an allreduce and then, when anything crossed, the
+	 * messages. More ranks keep the allreduce: its cost grows with the
+	 * log of the ranks, a message to each neighbour with their number,
+	 * and an idle window sends no message there. */
+	x->head_on_msgs = N == 2 && x->n_nbr == 1;
 	uint64_t w = L < MX_WINDOW_MAX ? L : MX_WINDOW_MAX;
 	/* A rank skips its own idle cycles inside a window (flitnet.c): the
 	 * same state as running them only while a jump's speedup arithmetic
@@ -601,11 +612,20 @@ void fl_mpi_exchange(struct flitnet *n)
 	mx_boxes(n);
 
 	/* Pack, peer by peer: for each of this rank's source partitions in
-	 * order, its outboxes towards that peer's partitions in order. */
-	size_t used = 0;
+	 * order, its outboxes towards that peer's partitions in order;
+	 * behind room for the head when it rides the message. */
+	uint64_t head[MH_WORDS], g[MH_WORDS];
+	const size_t head_room = mx->head_on_msgs ? sizeof head : 0;
+	size_t used = 0, heads = 0;
 	uint32_t b = 0;
 	for (uint32_t q = 0; q < N; q++) {
 		size_t start = used;
+		if (head_room && q != me) {
+			if (mx_room(n, &mx->sbuf, &mx->scap, used, head_room))
+				used += head_room, heads += head_room;
+			else
+				n->oom = true; /* the head alone goes (below) */
+		}
 		for (; b < mx->n_box && mx->box[b].rank == q; b++)
 			if (q != me)
 				mx_pack(n, &n->part[mx->box[b].src]->xbox[mx->box[b].dst], mx->box[b].src, mx->box[b].dst,
@@ -623,11 +643,10 @@ void fl_mpi_exchange(struct flitnet *n)
 		to_nbrs += (size_t)mx->scount[mx->nbr[k]];
 	if (to_nbrs != used)
 		NL_BUG("MPI exchange: %zu of %zu bytes for ranks sharing no link with rank %u", used - to_nbrs, used, me);
-	uint64_t head[MH_WORDS], g[MH_WORDS];
 	for (int i = 0; i < MH_N_COUNTERS; i++)
 		head[i] = (i == MH_UNDRAINED ? n->obs.n_undrained : *c[i]) - mx->base[i];
 	head[MH_EVENTS] = events;
-	head[MH_TOTAL] = used;
+	head[MH_TOTAL] = used - heads;
 	head[MH_DONE] = n->msg_driven ? n->msg.n_done : 0;
 	head[MH_LAST_MOVE] = n->last_move;
 	head[MH_OOM] = n->oom;
@@ -637,21 +656,32 @@ void fl_mpi_exchange(struct flitnet *n)
 	m->st.cycles++;
 	m->st.wcycles += n->now - n->x_wstart;
 	m->st.hdr_bytes += sizeof head;
-	m->st.colls++;
-	MPI_Allreduce(head, g, 1, mx->words, mx->fold, m->comm);
+	if (head_room) {
+		/* The payloads are lost when out of memory, which the head
+		 * says: it goes alone, and both ranks end the run. */
+		memcpy(g, head, sizeof head);
+		for (uint32_t k = 0; k < mx->n_nbr; k++)
+			if (!n->oom)
+				memcpy(mx->sbuf + mx->sdispl[mx->nbr[k]], head, sizeof head);
+	} else {
+		m->st.colls++;
+		MPI_Allreduce(head, g, 1, mx->words, mx->fold, m->comm);
+	}
 
 	/* The payloads, when some rank sends any: a message to each rank
 	 * sharing a link with this one (empty or not: the receiver cannot
-	 * know), its size read from the message itself. */
+	 * know), its size read from the message itself. With the head on
+	 * the messages, every window. */
 	for (uint32_t q = 0; q < N; q++)
 		mx->rcount[q] = 0;
-	if (g[MH_TOTAL]) {
+	if (head_room || g[MH_TOTAL]) {
 		for (uint32_t k = 0; k < mx->n_nbr; k++) {
 			const uint32_t q = mx->nbr[k];
-			MPI_Isend(mx->sbuf ? mx->sbuf + mx->sdispl[q] : NULL, mx->scount[q], MPI_BYTE, (int)q, MX_TAG,
-				  m->comm, &mx->req[k]);
+			const bool alone = head_room && n->oom;
+			MPI_Isend(alone ? (void *)head : mx->sbuf ? mx->sbuf + mx->sdispl[q] : NULL,
+				  alone ? (int)sizeof head : mx->scount[q], MPI_BYTE, (int)q, MX_TAG, m->comm, &mx->req[k]);
 			m->st.msgs++;
-			m->st.bytes += (uint64_t)mx->scount[q];
+			m->st.bytes += (uint64_t)mx->scount[q] > head_room ? (uint64_t)mx->scount[q] - head_room : 0;
 		}
 		size_t rtotal = 0;
 		for (uint32_t k = 0; k < mx->n_nbr; k++) {
@@ -669,6 +699,14 @@ void fl_mpi_exchange(struct flitnet *n)
 			MPI_Recv(room ? mx->rbuf + rtotal : NULL, room, MPI_BYTE, (int)q, MX_TAG, m->comm, MPI_STATUS_IGNORE);
 			mx->rdispl[q] = (int)rtotal;
 			mx->rcount[q] = count;
+			if (head_room && room >= (int)head_room) {
+				uint64_t theirs[MH_WORDS];
+				int one = 1;
+				memcpy(theirs, mx->rbuf + rtotal, sizeof theirs);
+				mx_fold(theirs, g, &one, NULL);
+				mx->rdispl[q] += (int)head_room;
+				mx->rcount[q] -= (int)head_room;
+			}
 			rtotal += (size_t)count;
 		}
 		MPI_Waitall((int)mx->n_nbr, mx->req, MPI_STATUSES_IGNORE);
