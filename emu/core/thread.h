@@ -57,7 +57,7 @@ size_t nl_thread_short_take(struct nl_thread_short out[NL_THREAD_N_PLACES]);
 
 /* A test hook's count from environment variable `name`: a number from 1
  * to 4294967295, else 0 (off). NETLOOM_TEST_FAIL_ALLOC is read with it
- * (emu/net/flitnet.c, emu/layout/floor.c). */
+ * (emu/net/flitnet_build.c, emu/layout/floor.c). */
 uint32_t nl_test_env_count(const char *name);
 
 #endif

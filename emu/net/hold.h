@@ -19,7 +19,7 @@
  * A hold never outlives a blocked flit, so it adds no waiting that the
  * deadlock checks would have to know of. Off (NULL n->hold) costs one flag
  * test in switch allocation's general path; the one-pass unit-delay path
- * is not used when it is on (flitnet.c). */
+ * is not used when it is on (flitnet_plan.c). */
 #ifndef NETLOOM_NET_HOLD_H
 #define NETLOOM_NET_HOLD_H
 

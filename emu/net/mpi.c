@@ -260,7 +260,7 @@ void fl_mpi_plan(struct flitnet *n)
 	 * and an idle window sends no message there. */
 	x->head_on_msgs = N == 2 && x->n_nbr == 1;
 	uint64_t w = L < MX_WINDOW_MAX ? L : MX_WINDOW_MAX;
-	/* A rank skips its own idle cycles inside a window (flitnet.c): the
+	/* A rank skips its own idle cycles inside a window (flitnet_run.c): the
 	 * same state as running them only while a jump's speedup arithmetic
 	 * is exact, i.e. with a whole internal_speedup. */
 	if (n->rc.internal_speedup != floor(n->rc.internal_speedup))

@@ -13,7 +13,7 @@
  * counters' increments, the events pending, the next cycle with work, the
  * latest pending event and whether the window's last cycle had work. A
  * window is cut short at every cycle where the single process takes a
- * decision (flitnet.c, fl_window_end), so all ranks take the same
+ * decision (flitnet_run.c, fl_window_end), so all ranks take the same
  * decisions from the same integers at the same cycles.
  * No file includes <mpi.h>: mpi.c, mpi_upstream.c, mpi_reduce.c and
  * mpi_launch.c call Open MPI through mpi_port.h, opened at run time;

@@ -913,7 +913,28 @@ void fl_la_decide_end(struct flitnet *p, uint32_t r, uint32_t in_vc, uint32_t gi
  * partition made for it when it crossed in the cycle, else on s's. */
 void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_pend *e);
 
-/* --- flitnet.c --- */
+/* --- flitnet_plan.c: flitnet_new's first phases (flitnet_build.c); 0 or a negative error, its line in err --- */
+/* How the network is split over threads and MPI ranks, and how a refusal
+ * that depends on the split says what the user set. */
+struct fl_split {
+	uint32_t n_threads, n_ranks;
+	bool parts_auto;
+	char what[64];		/* what the user set, for the refusals */
+	const char *key;	/* the key that says it, if one does */
+	char auto_threads[96];	/* threads = 0: what it resolved to here */
+};
+/* The router keys refused before anything is allocated. */
+int fl_check_router_cfg(const struct router_cfg *rc, const struct sim_cfg *sc, const struct topo *t,
+			struct nl_err *err);
+/* Threads, MPI ranks and partitions (n->sc.partitions, n->parts_chosen) into *s. */
+int fl_plan_split(struct flitnet *n, const struct sim_cfg *sc, struct fl_split *s, struct nl_err *err);
+/* The router's shape: VCs, buffers, delays, and which stage paths apply. */
+void fl_set_shape(struct flitnet *n, const struct router_cfg *rc);
+/* The routing function over each traffic class's VCs, and the refusals of what it needs of the other keys. */
+int fl_route_setup(struct flitnet *n, const struct net_cfg *nc, const struct router_cfg *rc,
+		   const struct sim_cfg *sc, const struct fl_split *s, struct nl_err *err);
+
+/* --- flitnet.c (the cycle), flitnet_run.c (the run loop), flitnet_build.c --- */
 /* One cycle of partition n: arrivals, endpoints, then routers (BookSim's
  * _Step); it touches only what the partition owns (part.c). */
 void fl_cycle(struct flitnet *n);
@@ -946,8 +967,8 @@ static inline uint32_t fl_awake_from(const struct flitnet *n, uint32_t k)
 #define FL_FOR_AWAKE(n, k) for (uint32_t k = fl_awake_from(n, 0); k < (n)->n_parts; k = fl_awake_from(n, k + 1))
 /* Lengthen every router-to-router channel g by cycles[g] (per-link
  * latency from cable lengths; [global port], terminal entries ignored):
- * before any traffic. The wheels and the deadlock bound follow the
- * longest link. */
+ * before any traffic (flitnet_build.c). The wheels and the deadlock
+ * bound follow the longest link. */
 int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err);
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 /* The same for an event merged from another rank at a window's end, which
@@ -1189,7 +1210,7 @@ void fl_pool_free(void *p, size_t size);
 /* Free partition n's pools (fl_part_release_own). */
 void fl_pools_free(struct flitnet *n);
 /* A zeroed array of count x size bytes starting on a cache line, or NULL;
- * a large one's pages become resident only when written (flitnet.c).
+ * a large one's pages become resident only when written (flitnet_build.c).
  * Freed with fl_free_lines (NULL: nothing). */
 void *fl_calloc_lines(size_t count, size_t size);
 void fl_free_lines(void *p);
@@ -1335,7 +1356,7 @@ int fl_dl_init(struct flitnet *n, struct nl_err *err);
 /* Derive the local bound for packets of up to max_packet_flits. */
 void fl_dl_setup(struct flitnet *n, uint32_t max_packet_flits);
 /* The compact flits' layout for packets of up to max_flits flits
- * (flitnet.c); the largest packet a message is cut into. */
+ * (flitnet_build.c); the largest packet a message is cut into. */
 void fl_cf_layout(struct flitnet *n, uint32_t max_flits);
 void fl_pkt_max_grow(struct flitnet *n, uint32_t flits);
 uint32_t fl_msg_packet_flits(const struct flitnet *n);
@@ -1380,6 +1401,17 @@ void fl_gen_push(struct flitnet *n, uint32_t e);
 void fl_gen_stop(struct flitnet *n);
 /* Partition p's source calendar, empty (its slots allocated). */
 void fl_gen_calendar_clear(struct flitnet *p);
+/* gen_next[e] of a source that waits nowhere, and of one in the heap: a
+ * source is queued once at most (a second link would corrupt its slot's
+ * list; fl_gen_push ignores a source already waiting, which is due then
+ * anyway: its creation time cannot move while it waits). */
+enum { FL_GEN_OUT = UINT32_MAX - 1, FL_GEN_HEAP = UINT32_MAX - 2 };
+/* The earliest cycle a waiting source is due, UINT64_MAX if none. */
+static inline uint64_t fl_gen_top(const struct flitnet *n)
+{
+	uint64_t next = n->gen_n ? n->gen_heap[0] >> 32 : UINT64_MAX;
+	return n->cal_n && n->cal_next < next ? n->cal_next : next;
+}
 
 /* --- alloc.c --- */
 /* Run allocator ops over reqs[0..n): fills in_match[in] / out_match[out]

@@ -10,7 +10,7 @@
  * credit, which lands at least two cycles after it is sent (channel
  * latency >= 1, processed at t + lat + 1): exchanging outboxes at every
  * cycle boundary is exact (between MPI ranks, at the end of windows of up
- * to 1 + the shortest link between ranks cycles: mpi.c, flitnet.c). The model does not depend on the order of the
+ * to 1 + the shortest link between ranks cycles: mpi.c, flitnet_run.c). The model does not depend on the order of the
  * events of one slot (arrivals are queued in input-port order, credits
  * commute; the visit_order check), so merging in partition order gives
  * the results of one partition, bit for bit. Counters are integers folded

@@ -208,7 +208,7 @@ static inline __attribute__((always_inline)) int fl_route_decide(struct flitnet 
 	}
 	rt.hops = (uint8_t)pk->routers;
 	pk->routers++;
-	if (!plain && n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
+	if (!plain && n->n_cls > 1) /* the function works in the class's VCs (flitnet_plan.c) */
 		in_vc -= rt.tclass * n->cls_w;
 	int nc = n->route->ops->compute(n->route, r, in, in_vc, &rt, rng, view, dst);
 	NL_ASSERT(nc >= 1);
@@ -971,7 +971,7 @@ static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet 
 /* Park head li, whose one candidate port g has no free VC for it, on g's
  * waiting list: until a VC of g is freed, evaluating it every step would
  * give the same stall and change nothing (no pointer moves, nothing is
- * drawn). Only where n->va_park allows it (flitnet.c says when the VC
+ * drawn). Only where n->va_park allows it (flitnet_build.c says when the VC
  * queue's order may change). A head asking for one VC alone waits as
  * its bit in that VC's mask instead, where there are masks
  * (fl_router_va_wake). */
@@ -1447,7 +1447,7 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 	}
 	if (n->direct_xbar) {
 		/* A one-step crossbar: the flit leaves it at the router's next
-		 * step whatever else happens (flitnet.c, direct_xbar). */
+		 * step whatever else happens (flitnet_plan.c, direct_xbar). */
 		fl_output(n, gout, n->xb_at, pkt, seq, ovc);
 	} else {
 		NL_ASSERT(ro->xb_q.len < ro->xq_cap);

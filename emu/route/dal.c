@@ -284,7 +284,7 @@ static inline __attribute__((always_inline)) void dal_scan_skip(bool by_sum, con
  * scan order from j0, found as the least key and then the first of its
  * lanes at or after j0, else the first. Keys are below 2^25, so SSE2's
  * signed compares order them. Reads ws[0..7]: the engine pads its sums
- * (flitnet.c) so the last router's last dimension may. *best stays as it
+ * (flitnet_build.c) so the last router's last dimension may. *best stays as it
  * is when the dimension has no port but the destination's. Without SSE2,
  * dal_scan_skip. The scalar scans cost 6% of `hyperx_dal.sh`'s
  * instructions. */

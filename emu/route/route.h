@@ -221,7 +221,7 @@ enum {
 	ROUTE_VIEW_GLOBAL = 1u << 0, /* route_view_gocc in compute (refused with partitions > 1) */
 	/* route_view_port_oq in compute: the view's oq is NULL (reads 0)
 	 * without it, and the flit model may then send a switch winner to
-	 * its output queue in the step it wins (emu/net/flitnet.c, direct_xbar),
+	 * its output queue in the step it wins (emu/net/flitnet_plan.c, direct_xbar),
 	 * which only the output-queue view could tell from a step later. */
 	ROUTE_VIEW_OQ = 1u << 1,
 };
@@ -282,7 +282,7 @@ struct route {
 	 * order in which a step computes its routes, which the VC queue's
 	 * order sets, can then change no route, so heads with no free VC may
 	 * wait parked until one is freed instead of bidding every cycle
-	 * (flitnet.c, va_park). Set by the Equality functions, whose
+	 * (flitnet_build.c, va_park). Set by the Equality functions, whose
 	 * saturated runs spent most of their time in those bids. */
 	bool keyed_draws;
 	/* Init sets it when compute reads the summed port views
@@ -333,7 +333,7 @@ struct route_ops {
 	 * 001 §3.3's "if unblocked"; updown_adaptive, whose up-down escape
 	 * may be non-minimal). Only a by-priority VC allocator
 	 * (alloc_ops.by_priority, separable_*) honours that, so the engine
-	 * refuses any other (emu/net/flitnet.c); iSLIP picks by round robin
+	 * refuses any other (emu/net/flitnet_plan.c); iSLIP picks by round robin
 	 * and took DAL's deroutes at zero load (hyperx:s=4x4,t=2, 0.001:
 	 * 2.11 hops, min 1.46). */
 	bool needs_priority_alloc;

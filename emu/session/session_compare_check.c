@@ -209,7 +209,7 @@ static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, con
  * would fail after the study had started, its report written with an
  * error cell (exit 3), where a system that does not build is refused
  * before the first replay (docs/procurement.md). The engine's wording
- * (part.c, flitnet.c), at the study's line or the key's origin. */
+ * (part.c, flitnet_plan.c), at the study's line or the key's origin. */
 static void cmp_check_flit_counts(struct cmp *c, const struct cmp_sys *s, const nl_sim *sim)
 {
 	if (strcmp(c->backend, "flit"))

@@ -242,7 +242,7 @@ static void test_plain_loops_same(void)
  * the run stops), with ranges of VCs per head, the tail's credit freeing
  * a VC, ranges of different hop classes on one port with three iSLIP
  * iterations, random routes decided upstream, and a by-priority allocator.
- * Random routes computed on arrival get no parking (flitnet.c says why). */
+ * Random routes computed on arrival get no parking (flitnet_build.c says why). */
 static void test_va_shortcuts_invisible(void)
 {
 	static const struct {

@@ -425,7 +425,7 @@ static void test_backend_split(void)
 	}
 }
 
-/* Sparse messages (issue 11's sleeping partitions, flitnet.c): three
+/* Sparse messages (issue 11's sleeping partitions, flitnet_run.c): three
  * tokens hop between far-apart endpoints of an 8x8 torus, each sent
  * 300 ns after the last arrived, so most partitions sleep most of the
  * time, wake on a send or on a flit crossing into them, and the network

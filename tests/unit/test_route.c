@@ -120,7 +120,7 @@ static int conform_one(const char *spec, const struct route_ops *ops, int *react
 			TEST_FAIL_("%s: cyclic channel dependencies (%s)", what,
 				   ops->is_deterministic ? "deterministic algorithm" : "deadlock-free by its header");
 		/* hop_pure lets the engine decide on arrival under lookahead_decide
-		 * = upstream (flitnet.c): the candidates must not follow the view
+		 * = upstream (flitnet_plan.c): the candidates must not follow the view
 		 * (functions deciding at injection decide here at the source). */
 		if (r->hop_pure && !ops->decide_at_injection && rx)
 			TEST_FAIL_("%s: hop_pure, but its candidates follow the congestion view", what);
