@@ -91,7 +91,7 @@ struct otf2_import {
 	char fatal_what[160];   /* the first of them, for the error line */
 };
 
-enum { OTF2_NO_REGION = UINT32_MAX };
+#define OTF2_NO_REGION UINT32_MAX /* a macro: C11 enumerators must fit an int */
 
 /* One rank's conversion (otf2_events.c), kept whole until written. */
 struct o2_op {

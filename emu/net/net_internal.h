@@ -1405,7 +1405,8 @@ void fl_gen_calendar_clear(struct flitnet *p);
  * source is queued once at most (a second link would corrupt its slot's
  * list; fl_gen_push ignores a source already waiting, which is due then
  * anyway: its creation time cannot move while it waits). */
-enum { FL_GEN_OUT = UINT32_MAX - 1, FL_GEN_HEAP = UINT32_MAX - 2 };
+#define FL_GEN_OUT (UINT32_MAX - 1) /* macros: C11 enumerators must fit an int */
+#define FL_GEN_HEAP (UINT32_MAX - 2)
 /* The earliest cycle a waiting source is due, UINT64_MAX if none. */
 static inline uint64_t fl_gen_top(const struct flitnet *n)
 {
