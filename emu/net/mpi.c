@@ -8,10 +8,10 @@
  * followed by its 28-byte packet record. A window's end costs one
  * allreduce of MH_WORDS words (its size does not grow with the ranks)
  * and, when some rank sends anything, one message to each neighbour
- * (point to point; its size read with MPI_Probe); with two ranks, one
- * message each way instead, the MH_WORDS words in front of the blocks
- * (fl_mpi_plan, head_on_msgs); a trace replay's, when
- * some rank completed messages, their all-gather (mx_gather_done). A
+ * (point to point; its size read with MPI_Probe); a trace replay's, when
+ * some rank completed messages, their all-gather (mx_gather_done). With
+ * two ranks, one MPI_Sendrecv instead, the head and the completed
+ * messages in front of the blocks (fl_mpi_plan, mx_pair_swap). A
  * rank's neighbours and the lookahead are computed from the partitions
  * at build time (fl_mpi_plan).
  *
@@ -51,6 +51,7 @@
 #define MX_TAG 16 /* point-to-point payloads (issue 16) */
 #define MX_LA_BYTES 8u            /* a head's decision key: upstream port, push order (MX_LA_NONE: none) */
 #define MX_LA_NONE UINT32_MAX
+#define MX_PAIR_PREFIX (8u + MH_WORDS * 8u) /* two ranks: a message's own word, then the head (mx_pair_swap) */
 
 /* An outbox of this rank's partitions holding events at a window's end. */
 struct mx_box {
@@ -253,11 +254,12 @@ void fl_mpi_plan(struct flitnet *n)
 	/* Two ranks sharing a link: each is the other's only neighbour, so
 	 * the window's head goes in front of the payload message, which is
 	 * then sent every window (empty or not), and each rank folds the two
-	 * heads itself (integers: the same on both). One message each way
-	 * instead of an allreduce and then, when anything crossed, the
-	 * messages. More ranks keep the allreduce: its cost grows with the
-	 * log of the ranks, a message to each neighbour with their number,
-	 * and an idle window sends no message there. */
+	 * heads itself (integers: the same on both): one MPI_Sendrecv
+	 * (mx_pair_swap) instead of an allreduce, then, when anything
+	 * crossed, the messages, and in a replay the completions' gathers.
+	 * More ranks keep the allreduce: its cost grows with the log of the
+	 * ranks, a message to each neighbour with their number, and an idle
+	 * window sends no message there. */
 	x->head_on_msgs = N == 2 && x->n_nbr == 1;
 	uint64_t w = L < MX_WINDOW_MAX ? L : MX_WINDOW_MAX;
 	/* A rank skips its own idle cycles inside a window (flitnet_run.c): the
@@ -578,6 +580,118 @@ static void mx_gather_done(struct flitnet *n, uint64_t all)
 	md->n_done = (uint32_t)total;
 }
 
+/* mx_gather_done for two ranks whose window heads ride the messages: the
+ * peer's `theirs` completed messages came after its head (rbuf at `at`),
+ * and the ranks' lists go together in rank order, as the all-gather puts
+ * them. */
+static void mx_merge_done(struct flitnet *n, size_t theirs, size_t at, uint64_t all)
+{
+	struct fl_msgdrv *md = &n->msg;
+	const size_t mine = md->n_done, total = mine + theirs;
+	if (total != all)
+		NL_BUG("MPI exchange: %zu completed messages here and %zu from rank %u, the heads said %" PRIu64, mine,
+		       theirs, n->mx->nbr[0], all);
+	if (!theirs)
+		return;
+	if (total > md->cap_done) {
+		uint64_t *d = fl_grow(n, md->done, total * sizeof *d);
+		if (!d) {
+			md->n_done = 0;
+			return; /* n->oom ends the run at the next exchange */
+		}
+		md->done = d;
+		md->cap_done = (uint32_t)total;
+	}
+	const size_t w = sizeof *md->done;
+	if (n->mx->m->rank == 0) {
+		memcpy(md->done + mine, n->mx->rbuf + at, theirs * w);
+	} else {
+		memmove(md->done + theirs, md->done, mine * w);
+		memcpy(md->done, n->mx->rbuf + at, theirs * w);
+	}
+	md->n_done = (uint32_t)total;
+}
+
+/* Two ranks (head_on_msgs): the window's exchange is one MPI_Sendrecv
+ * each way into a receive buffer of MX_PAIR_ONE bytes, posted before the
+ * peer's message is known, so nothing is probed. A message is its
+ * prefix (a word: the bytes that follow in a second message, 0 when
+ * none; the head; this rank's completed messages, as many as the head's
+ * MH_DONE says) and its blocks; one longer than MX_PAIR_ONE goes as its
+ * word and head, then the rest in a second message. Out of memory the
+ * head goes alone (its MH_OOM ends the run on both ranks). `prefix`: the
+ * bytes of this rank's prefix, packed at sbuf + sdispl[peer]. Folds the
+ * peer's head into g (holding this rank's) and leaves its blocks at
+ * rbuf + rdispl[peer], its completed messages at rbuf + *done_at. */
+#define MX_PAIR_ONE 4096u /* Open MPI's shared-memory eager limit: a longer message has a round trip more anyway */
+
+static void mx_pair_swap(struct flitnet *n, const uint64_t head[MH_WORDS], uint64_t g[MH_WORDS], size_t prefix,
+			 size_t *their_done, size_t *done_at)
+{
+	struct fl_mx *mx = n->mx;
+	struct net_mpi *m = mx->m;
+	const uint32_t q = mx->nbr[0];
+	memcpy(g, head, MH_WORDS * sizeof *g);
+	uint64_t alone[1 + MH_WORDS] = {0};
+	uint8_t *out = (uint8_t *)alone;
+	size_t len = sizeof alone;
+	uint64_t rest = 0;
+	if (!n->oom) {
+		out = mx->sbuf + mx->sdispl[q];
+		len = (size_t)mx->scount[q];
+		if (len > MX_PAIR_ONE) {
+			rest = len - MX_PAIR_PREFIX;
+			len = MX_PAIR_PREFIX;
+		}
+		memcpy(out, &rest, sizeof rest);
+		memcpy(out + sizeof rest, head, MH_WORDS * sizeof *head);
+	} else {
+		memcpy(alone + 1, head, MH_WORDS * sizeof *head);
+	}
+	m->st.msgs++;
+	m->st.bytes += n->oom ? 0 : (uint64_t)mx->scount[q] - prefix;
+	m->st.vcalls++;
+	/* Out of memory here cannot end the run cleanly (the peer goes
+	 * on): a receive of nothing makes MPI report the truncation and
+	 * abort. */
+	const int cap = mx_room(n, &mx->rbuf, &mx->rcap, 0, MX_PAIR_ONE) ? (int)MX_PAIR_ONE : 0;
+	MPI_Status st;
+	int count = 0;
+	MPI_Sendrecv(out, (int)len, MPI_BYTE, (int)q, MX_TAG, cap ? mx->rbuf : NULL, cap, MPI_BYTE, (int)q, MX_TAG,
+		     m->comm, &st);
+	MPI_Get_count(&st, MPI_BYTE, &count);
+	uint64_t theirs[1 + MH_WORDS];
+	if (count < (int)sizeof theirs)
+		NL_BUG("MPI exchange: %d bytes from rank %u, shorter than a window's head", count, q);
+	memcpy(theirs, mx->rbuf, sizeof theirs);
+	int one = 1;
+	mx_fold(theirs + 1, g, &one, NULL);
+	size_t skip = sizeof theirs;
+	*their_done = 0;
+	if (!theirs[1 + MH_OOM] && theirs[1 + MH_DONE]) {
+		*their_done = theirs[1 + MH_DONE];
+		*done_at = skip;
+		skip += *their_done * sizeof *n->msg.done;
+	}
+	/* The blocks that did not fit: the other way too, before waiting. */
+	if (rest || theirs[0]) {
+		MPI_Request req;
+		if (rest)
+			MPI_Isend(out + MX_PAIR_PREFIX, (int)rest, MPI_BYTE, (int)q, MX_TAG, m->comm, &req);
+		if (theirs[0]) {
+			const int room = mx_room(n, &mx->rbuf, &mx->rcap, (size_t)count, theirs[0]) ? (int)theirs[0] : 0;
+			MPI_Recv(room ? mx->rbuf + count : NULL, room, MPI_BYTE, (int)q, MX_TAG, m->comm, MPI_STATUS_IGNORE);
+			count += (int)theirs[0];
+		}
+		MPI_Waitall(rest ? 1 : 0, &req, MPI_STATUSES_IGNORE);
+	}
+	if (skip > (size_t)count)
+		NL_BUG("MPI exchange: %d bytes from rank %u, shorter than its %zu completed messages", count, q,
+		       *their_done);
+	mx->rdispl[q] = (int)skip;
+	mx->rcount[q] = count - (int)skip;
+}
+
 void fl_mpi_exchange(struct flitnet *n)
 {
 	struct fl_mx *mx = n->mx;
@@ -615,16 +729,24 @@ void fl_mpi_exchange(struct flitnet *n)
 	 * order, its outboxes towards that peer's partitions in order;
 	 * behind room for the head when it rides the message. */
 	uint64_t head[MH_WORDS], g[MH_WORDS];
-	const size_t head_room = mx->head_on_msgs ? sizeof head : 0;
+	const size_t head_room = mx->head_on_msgs ? MX_PAIR_PREFIX : 0;
+	size_t their_done = 0, done_at = 0; /* the peer's completed messages, in rbuf */
 	size_t used = 0, heads = 0;
 	uint32_t b = 0;
 	for (uint32_t q = 0; q < N; q++) {
 		size_t start = used;
 		if (head_room && q != me) {
-			if (mx_room(n, &mx->sbuf, &mx->scap, used, head_room))
-				used += head_room, heads += head_room;
-			else
+			/* Then this rank's completed messages (a trace replay's),
+			 * as many as the head's MH_DONE says: mx_merge_done. */
+			const size_t more = head_room + (n->msg_driven ? (size_t)n->msg.n_done * sizeof *n->msg.done : 0);
+			uint8_t *p = mx_room(n, &mx->sbuf, &mx->scap, used, more);
+			if (p) {
+				if (more > head_room)
+					memcpy(p + head_room, n->msg.done, more - head_room);
+				used += more, heads += more;
+			} else {
 				n->oom = true; /* the head alone goes (below) */
+			}
 		}
 		for (; b < mx->n_box && mx->box[b].rank == q; b++)
 			if (q != me)
@@ -656,13 +778,10 @@ void fl_mpi_exchange(struct flitnet *n)
 	m->st.cycles++;
 	m->st.wcycles += n->now - n->x_wstart;
 	m->st.hdr_bytes += sizeof head;
+	for (uint32_t q = 0; q < N; q++)
+		mx->rcount[q] = 0;
 	if (head_room) {
-		/* The payloads are lost when out of memory, which the head
-		 * says: it goes alone, and both ranks end the run. */
-		memcpy(g, head, sizeof head);
-		for (uint32_t k = 0; k < mx->n_nbr; k++)
-			if (!n->oom)
-				memcpy(mx->sbuf + mx->sdispl[mx->nbr[k]], head, sizeof head);
+		mx_pair_swap(n, head, g, heads, &their_done, &done_at);
 	} else {
 		m->st.colls++;
 		MPI_Allreduce(head, g, 1, mx->words, mx->fold, m->comm);
@@ -670,18 +789,14 @@ void fl_mpi_exchange(struct flitnet *n)
 
 	/* The payloads, when some rank sends any: a message to each rank
 	 * sharing a link with this one (empty or not: the receiver cannot
-	 * know), its size read from the message itself. With the head on
-	 * the messages, every window. */
-	for (uint32_t q = 0; q < N; q++)
-		mx->rcount[q] = 0;
-	if (head_room || g[MH_TOTAL]) {
+	 * know), its size read from the message itself. */
+	if (!head_room && g[MH_TOTAL]) {
 		for (uint32_t k = 0; k < mx->n_nbr; k++) {
 			const uint32_t q = mx->nbr[k];
-			const bool alone = head_room && n->oom;
-			MPI_Isend(alone ? (void *)head : mx->sbuf ? mx->sbuf + mx->sdispl[q] : NULL,
-				  alone ? (int)sizeof head : mx->scount[q], MPI_BYTE, (int)q, MX_TAG, m->comm, &mx->req[k]);
+			MPI_Isend(mx->sbuf ? mx->sbuf + mx->sdispl[q] : NULL, mx->scount[q], MPI_BYTE, (int)q, MX_TAG,
+				  m->comm, &mx->req[k]);
 			m->st.msgs++;
-			m->st.bytes += (uint64_t)mx->scount[q] > head_room ? (uint64_t)mx->scount[q] - head_room : 0;
+			m->st.bytes += (uint64_t)mx->scount[q];
 		}
 		size_t rtotal = 0;
 		for (uint32_t k = 0; k < mx->n_nbr; k++) {
@@ -699,14 +814,6 @@ void fl_mpi_exchange(struct flitnet *n)
 			MPI_Recv(room ? mx->rbuf + rtotal : NULL, room, MPI_BYTE, (int)q, MX_TAG, m->comm, MPI_STATUS_IGNORE);
 			mx->rdispl[q] = (int)rtotal;
 			mx->rcount[q] = count;
-			if (head_room && room >= (int)head_room) {
-				uint64_t theirs[MH_WORDS];
-				int one = 1;
-				memcpy(theirs, mx->rbuf + rtotal, sizeof theirs);
-				mx_fold(theirs, g, &one, NULL);
-				mx->rdispl[q] += (int)head_room;
-				mx->rcount[q] -= (int)head_room;
-			}
 			rtotal += (size_t)count;
 		}
 		MPI_Waitall((int)mx->n_nbr, mx->req, MPI_STATUSES_IGNORE);
@@ -760,7 +867,9 @@ void fl_mpi_exchange(struct flitnet *n)
 	n->x_next = UINT64_MAX - g[MH_NOT_NEXT];
 	n->x_clast = g[MH_CLAST];
 	n->x_gbusy = g[MH_BUSY] != 0;
-	if (n->msg_driven)
+	if (n->msg_driven && head_room && !n->oom)
+		mx_merge_done(n, their_done, done_at, g[MH_DONE]);
+	else if (n->msg_driven && !head_room)
 		mx_gather_done(n, g[MH_DONE]);
 }
 

@@ -50,6 +50,9 @@ struct nl_err;
 	  (const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype, MPI_Comm))  \
 	X(int, Isend, (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))             \
 	X(int, Recv, (void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *))                     \
+	X(int, Sendrecv,                                                                                \
+	  (const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype, int, int, MPI_Comm,    \
+	   MPI_Status *))                                                                               \
 	X(int, Probe, (int, int, MPI_Comm, MPI_Status *))                                               \
 	X(int, Get_count, (const MPI_Status *, MPI_Datatype, int *))                                    \
 	X(int, Waitall, (int, MPI_Request[], MPI_Status[]))                                             \
@@ -111,6 +114,7 @@ int nl_mpi_open(struct nl_err *err);
 #define MPI_Allgatherv nl_mpi.Allgatherv
 #define MPI_Isend nl_mpi.Isend
 #define MPI_Recv nl_mpi.Recv
+#define MPI_Sendrecv nl_mpi.Sendrecv
 #define MPI_Probe nl_mpi.Probe
 #define MPI_Get_count nl_mpi.Get_count
 #define MPI_Waitall nl_mpi.Waitall
