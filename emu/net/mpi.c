@@ -526,6 +526,23 @@ static void mx_boxes(struct flitnet *n)
 		qsort(mx->box, mx->n_box, sizeof *mx->box, mx_box_cmp);
 }
 
+/* Room for `total` completed messages in n->msg.done; false when out of
+ * memory, the list emptied (n->oom ends the run at the next exchange). */
+static bool mx_done_room(struct flitnet *n, size_t total)
+{
+	struct fl_msgdrv *md = &n->msg;
+	if (total <= md->cap_done)
+		return true;
+	uint64_t *d = fl_grow(n, md->done, total * sizeof *d);
+	if (!d) {
+		md->n_done = 0;
+		return false;
+	}
+	md->done = d;
+	md->cap_done = (uint32_t)total;
+	return true;
+}
+
 /* The messages completed this cycle on every rank, on every rank: each
  * rank's list (its partitions', router << 32 | record index) gathered in
  * rank order into the root's list, which fl_part_exchange then delivers
@@ -567,15 +584,8 @@ static void mx_gather_done(struct flitnet *n, uint64_t all)
 	}
 	m->st.colls++;
 	MPI_Allgatherv(md->done, mine, MPI_UINT64_T, r, mx->rcount, mx->rdispl, MPI_UINT64_T, m->comm);
-	if (total > md->cap_done) {
-		uint64_t *d = fl_grow(n, md->done, total * sizeof *d);
-		if (!d) {
-			md->n_done = 0;
-			return; /* n->oom ends the run at the next exchange */
-		}
-		md->done = d;
-		md->cap_done = (uint32_t)total;
-	}
+	if (!mx_done_room(n, total))
+		return;
 	memcpy(md->done, r, total * sizeof *md->done);
 	md->n_done = (uint32_t)total;
 }
@@ -593,15 +603,8 @@ static void mx_merge_done(struct flitnet *n, size_t theirs, size_t at, uint64_t 
 		       theirs, n->mx->nbr[0], all);
 	if (!theirs)
 		return;
-	if (total > md->cap_done) {
-		uint64_t *d = fl_grow(n, md->done, total * sizeof *d);
-		if (!d) {
-			md->n_done = 0;
-			return; /* n->oom ends the run at the next exchange */
-		}
-		md->done = d;
-		md->cap_done = (uint32_t)total;
-	}
+	if (!mx_done_room(n, total))
+		return;
 	const size_t w = sizeof *md->done;
 	if (n->mx->m->rank == 0) {
 		memcpy(md->done + mine, n->mx->rbuf + at, theirs * w);
