@@ -134,8 +134,8 @@ struct fl_mx {
 	struct mx_box *box;          /* the exchange's outboxes with events, in packing order (mx_boxes) */
 	uint32_t n_box, cap_box;
 	bool peer_failed;            /* a step's first collective said a rank failed (mx_step) */
-	bool head_on_msgs;           /* two ranks: the window's head rides the payload messages
-					(fl_mpi_exchange), no allreduce */
+	bool head_on_msgs;           /* two ranks: the window's head rides one MPI_Sendrecv
+					each way with the payload (mx_pair_swap), no allreduce */
 };
 
 /* Whether partition k is this rank's (rank k mod N runs it, mpi.h). */

@@ -235,7 +235,8 @@ static void mpi_print_stats(struct net_mpi *m)
 	fprintf(stderr,
 		"netloom mpi: %u rank%s, lookahead %s, window up to %" PRIu64 " cycles; %" PRIu64
 		" windows of %.2f cycles on average (%" PRIu64 " cycles); per window, all ranks: %.1f payload bytes "
-		"in %.2f messages (%.1f events, %.1f heads), %.1f bytes of window heads (%.0f per rank; on the messages with 2 ranks, else reduced); events exchanged in "
+		"in %.2f messages (%.1f events, %.1f heads), %.1f bytes of window heads (%.0f per rank; on the "
+		"messages with 2 ranks, else reduced); events exchanged in "
 		"%.1f%% of windows; %.2f collective calls per window per rank\n",
 		m->size, m->size == 1 ? "" : "s", lookahead, m->window, m->st.cycles, (double)m->st.wcycles / w, m->st.wcycles,
 		(double)all[1] / w, (double)all[3] / w, (double)all[4] / w, (double)all[5] / w, (double)all[2] / w,
