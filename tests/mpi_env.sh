@@ -10,6 +10,20 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_orte_base_help_aggregate=0
 export OMPI_MCA_mpi_yield_when_idle=1
 mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
+# Open MPI's session directories under a folder of this script's own
+# (OMPI_MCA_orte_tmpdir_base), removed at its exit: under the shared
+# /tmp/ompi.HOST.UID, another test's mpirun ending removed that folder as
+# this one made its pid.N in it, and mpirun failed in orte_init
+# ("orte_session_dir failed", pingpong-nofit, a rehearsal of 2026-12-07).
+# The removal is added to an EXIT trap set before (tests/e2e/lib.sh's); a
+# script that sets its trap after this removes "$nl_ompi_tmp" itself.
+nl_ompi_tmp=$(mktemp -d "${TMPDIR:-/tmp}/nl-ompi.XXXXXX") || { echo "mpi_env.sh: mktemp failed" >&2; exit 1; }
+# Mode 1777, as /tmp: a test may run its ranks as another user
+# (record-exports.sh's nobody), each with its ompi.HOST.UID folder.
+chmod 1777 "$nl_ompi_tmp"
+export OMPI_MCA_orte_tmpdir_base=$nl_ompi_tmp
+nl_exit_trap=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+trap "rm -rf \"\$nl_ompi_tmp\"${nl_exit_trap:+; $nl_exit_trap}" EXIT
 # `mpi_require NETLOOM`: exit 77 (meson's "skipped") when mpirun is
 # missing or NETLOOM was built without MPI (mpi_engine checks that refusal).
 mpi_require() {

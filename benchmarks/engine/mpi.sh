@@ -53,7 +53,7 @@ command -v mpirun >/dev/null 2>&1 || { echo "mpi.sh: mpirun not found" >&2; exit
 (set +o pipefail; mpi_require "$netloom") || exit
 export NETLOOM_PROGRESS=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$nl_ompi_tmp"' EXIT
 rate() { # json: flit-hops per wall second of the simulation
   python3 -c '
 import json, sys

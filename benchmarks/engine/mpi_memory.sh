@@ -46,7 +46,7 @@ command -v mpirun >/dev/null 2>&1 || { echo "mpi_memory.sh: mpirun not found" >&
 (set +o pipefail; mpi_require "$netloom") || exit
 export NETLOOM_PROGRESS=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$nl_ompi_tmp"' EXIT
 equality() {
   "$netloom" design equality --routers 8000 --radix 64 --endpoints 16 --seed 1 --json -o "$tmp/eq.json" >/dev/null
   spec=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["spec"])' "$tmp/eq.json")

@@ -35,7 +35,7 @@ command -v mpirun >/dev/null || { echo "bench_replay_mpi.sh: mpirun not found" >
 # grep, whose status pipefail would take from mpirun (never a skip).
 (set +o pipefail; mpi_require "$netloom") || exit
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap 'rm -rf "$dir" "$nl_ompi_tmp"' EXIT
 export NETLOOM_PROGRESS=0
 "$mk" "$dir/t.nlt" stencil 4096 3 65536 20000
 net=(-s backend=flit -s topology=torus:k=64x64 -s num_vcs=2)

@@ -22,7 +22,7 @@ lib=$(realpath "$1")
 pp=$(dirname "$lib")/netloom-pingpong
 [ -x "$pp" ] || { echo "FAIL: no netloom-pingpong beside $lib"; exit 1; }
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap 'rm -rf "$dir" "$nl_ompi_tmp"' EXIT
 cd "$dir" || exit 1
 ppargs=(--max-bytes 1 --iters 1 --reps 1)
 # run NAME MPIRUN-ARGS...: the recorded run must succeed and write no archive.

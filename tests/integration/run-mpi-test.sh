@@ -45,7 +45,7 @@ command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; ex
 unset NETLOOM_TRACE NETLOOM_TRACE_TMPDIR NETLOOM_TRACE_QUIET NETLOOM_TRACE_FORCE_TRANSFER NLTEST_EXPECT
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nl-record-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$nl_ompi_tmp"' EXIT
 cd "$tmp"
 archive=$tmp/trace.nlt
 trace_env=(NETLOOM_TRACE="$archive")
