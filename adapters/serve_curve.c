@@ -20,6 +20,7 @@
 #include "adapters/curve_keys.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/staged.h"
 
 /* Whether key is on the allow list already. A linear search: the list
  * is read once, at setup, and a few thousand keys take milliseconds. */
@@ -223,18 +224,28 @@ int live_curve_keygen(const char *path, struct nl_err *err)
 	 * output, before a key is made. */
 	if (out_check_writable(path, err) < 0 || out_check_writable(pubpath, err) < 0)
 		return nl_err_prefix(err, "--curve-keygen");
-	char tmp[4096 + 8];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	/* mkstemp's file is 0600 and its name unique, so a second keygen on
+	 * the same FILE, or the leftover of one killed, is no obstacle; it is
+	 * registered as it is made (out_staged_mkstemp), so SIGINT/SIGTERM
+	 * (out_signals_catch, serve_keygen) removes it rather than leave a
+	 * copy of the secret key beside FILE. */
+	char tmp[4096 + 16];
+	snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
+	int mk_errno = 0;
+	int fd = out_staged_mkstemp(tmp, false, &mk_errno, err);
+	if (fd < 0 && !mk_errno)
+		return fd;
 	if (fd < 0)
-		return nl_errf(err, NL_EIO, "--curve-keygen: '%s': %s", tmp, strerror(errno));
+		return nl_errf(err, NL_EIO, "--curve-keygen: '%s': cannot create temporary file: %s", path,
+			       strerror(mk_errno));
 	bool bad = write(fd, text, (size_t)n) != n;
 	bad |= fsync(fd) != 0;
 	bad |= close(fd) != 0;
 	if (bad || rename(tmp, path) < 0) {
-		unlink(tmp);
+		out_staged_remove(tmp);
 		return nl_errf(err, NL_EIO, "--curve-keygen: '%s': write failed", path);
 	}
+	out_staged_del(tmp);
 	n = snprintf(text, sizeof text, "# netloom CURVE public key (Z85)\npublic = %s\n", pub);
 	int rc = out_write_atomic(pubpath, text, (size_t)n, err);
 	if (rc < 0)

@@ -2030,10 +2030,16 @@ def case_curve(d):
         print('SKIP: no pyzmq with CURVE for %s' % PY)
         sys.exit(77)
     keys = {}
+    # The fixed temporary name FILE.tmp, left by a keygen that was killed,
+    # refused the next one ("File exists"); now each makes its own, gone
+    # once the key is in place.
+    open(os.path.join(d, 'server.key.tmp'), 'w').close()
     for name in ('server', 'alice', 'carol', 'mallory'):
         keys[name] = os.path.join(d, name + '.key')
         r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys[name]], capture_output=True, text=True)
         expect(r.returncode == 0, 'keygen: %s' % r.stderr)
+    left = sorted(f for f in os.listdir(d) if '.tmp' in f)
+    expect(left == ['server.key.tmp'], 'keygen left temporary files: %s' % left)
     expect(os.stat(keys['server']).st_mode & 0o777 == 0o600, 'secret key file is not 0600')
     expect('secret' not in open(keys['server'] + '.pub').read(), '.pub holds the secret')
     r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys['server']], capture_output=True, text=True)
