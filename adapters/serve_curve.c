@@ -227,7 +227,7 @@ int live_curve_keygen(const char *path, struct nl_err *err)
 	/* mkstemp's file is 0600 and its name unique, so a second keygen on
 	 * the same FILE, or the leftover of one killed, is no obstacle; it is
 	 * registered as it is made (out_staged_mkstemp), so SIGINT/SIGTERM
-	 * (out_signals_catch, serve_keygen) removes it rather than leave a
+	 * (main's out_signals_catch) removes it rather than leave a
 	 * copy of the secret key beside FILE. */
 	char tmp[4096 + 16];
 	snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);

@@ -274,8 +274,6 @@ int cli_compare_main(int argc, char **argv)
 	/* Under MPI rank 0 alone prints and writes; every rank computes the
 	 * same status from the same gathered results. */
 	const bool quiet = net_mpi_rank(mpi) != 0;
-	/* An interrupt while the report is staged removes it (compare_write). */
-	out_signals_catch();
 	struct progress pg;
 	progress_init(&pg, "compare");
 	struct compare_outs outs;

@@ -380,10 +380,6 @@ int cli_cost_main(int argc, char **argv)
 	struct cli_layout_opts o;
 	int c, bad;
 	bool list = false;
-	/* SIGINT, SIGTERM: a staged output is removed, then the process
-	 * ends by the signal (core/staged.h); with nothing staged (the
-	 * work) it ends at once, as without a handler. */
-	out_signals_catch();
 
 	cli_layout_opts_init(&o);
 	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {

@@ -761,10 +761,6 @@ int cli_design_main(int argc, char **argv)
 	char names[128] = "";
 	size_t used = 0;
 
-	/* SIGINT, SIGTERM: a staged output is removed, then the process
-	 * ends by the signal (core/staged.h); with nothing staged (the
-	 * work) it ends at once, as without a handler. */
-	out_signals_catch();
 	if (argc < 2)
 		return cli_usage_error("design", "missing family (hyperx, equality, flex, dragonfly or slimfly; see --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

@@ -367,9 +367,6 @@ static int cli_interfere_check_outputs(nl_sim *sim, const struct cli_interfere_o
  * with a progress line. 0 or a negative NL_E* code. */
 static int cli_interfere_run(nl_sim *sim, const struct cli_interfere_opts *o, json_t **doc, struct nl_err *err)
 {
-	/* The chart's temporary files, and a foreign trace's streams while
-	 * it is converted, are removed by SIGINT/SIGTERM (core/output.h). */
-	out_signals_catch();
 	struct progress prog;
 	progress_init(&prog, "interfere");
 	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,

@@ -371,10 +371,6 @@ int cli_layout_main(int argc, char **argv)
 		out[n_out++] = (struct lay_out){.path = svg, .opt = "--svg", .is_svg = true};
 	if (lengths)
 		out[n_out++] = (struct lay_out){.path = lengths, .opt = "--lengths"};
-	/* From here until every output is in place a SIGINT/SIGTERM removes
-	 * the staged files (the rendering polls); during the annealing above
-	 * the default action ends the process at once, nothing staged yet. */
-	out_signals_catch();
 	const struct lay_out *unwritten = NULL;
 	size_t failed = 0;
 	for (size_t i = 0; i < n_out && rc == 0; i++) {

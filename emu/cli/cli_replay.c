@@ -711,9 +711,6 @@ int cli_replay_main(int argc, char **argv)
 	int status = CLI_OK, rc;
 	double t0 = nl_wall_seconds();
 
-	/* SIGINT, SIGTERM: what --otf2 has staged is removed, then the
-	 * process ends by the signal (core/output.h). */
-	out_signals_catch();
 	/* The command line as given, for the ranks' comparison: getopt_long
 	 * permutes argv, and stops early at a file it cannot read (out of
 	 * memory: argv, the same on ranks that parsed alike). */

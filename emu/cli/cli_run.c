@@ -215,16 +215,6 @@ static int run_exit_code(const struct nl_err *err)
 	return err->code == NL_ENOMEM ? CLI_USAGE : cli_exit_code(err);
 }
 
-/* From here until the --json and --plot files are in place, a SIGINT or
- * SIGTERM removes their staged files (the writers poll) and then ends
- * the process by the signal (core/staged.h); it left PATH.tmpXXXXXX
- * beside them. During the runs nothing is staged and the signal ends the
- * process at once, as it did. */
-static void run_outputs_begin(void)
-{
-	out_signals_catch();
-}
-
 /* The JSON file, or stdout for '-'. A failed write to stdout is reported
  * with err (cli_report then clears stdout's error flag, so that
  * cli_stdout_finish does not say so a second time). */
@@ -363,7 +353,6 @@ int cli_run_main(int argc, char **argv)
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
 	}
 	bool is_unwritten = false;
-	run_outputs_begin();
 	if (rc == 0 && o.json_path)
 		is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet), 0);
@@ -539,7 +528,6 @@ int cli_sweep_main(int argc, char **argv)
 		deadlocked = true;
 		rc = 0;
 	}
-	run_outputs_begin();
 	if (rc == 0) {
 		char last_txt[32] = "none", at_txt[48] = "", max_txt[24];
 		run_rate_text(max_txt, sw.max_accepted);

@@ -361,9 +361,7 @@ static int serve_parse(struct serve_args *a, nl_sim *sim, int argc, char **argv,
 static int serve_keygen(const char *keygen, struct nl_err *err)
 {
 	/* A value that is an option was refused as it was read
-	 * (serve_option). SIGINT/SIGTERM while the key is written removes
-	 * its temporary file (live_curve_keygen). */
-	out_signals_catch();
+	 * (serve_option). */
 	if (live_curve_keygen(keygen, err) < 0)
 		return cli_report(err);
 	return CLI_OK;

@@ -780,9 +780,8 @@ static int topo_export_main(int argc, char **argv)
 	/* Streamed into a staged file, never held whole in memory (the JSON
 	 * of foldedhypercube:n=20 is 836 MB). A signal removes the staged
 	 * file (the rendering polls), so an interrupted export leaves the old
-	 * output as it was and no temporary file. */
+	 * output as it was and no temporary file (main's out_signals_catch). */
 	struct out_stream os;
-	out_signals_catch();
 	rc = out_stream_open(&os, output, &err);
 	is_unwritten = rc < 0;
 	if (rc == 0) {
@@ -804,10 +803,6 @@ static int topo_export_main(int argc, char **argv)
 
 int cli_topo_main(int argc, char **argv)
 {
-	/* SIGINT, SIGTERM: a staged output is removed, then the process
-	 * ends by the signal (core/staged.h); with nothing staged (the
-	 * work) it ends at once, as without a handler. */
-	out_signals_catch();
 	if (argc < 2)
 		return cli_usage_error("topo", "missing subcommand (list, describe or export; see --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

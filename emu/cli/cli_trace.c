@@ -653,10 +653,6 @@ int cli_trace_main(int argc, char **argv)
 		 * reads its line (cli_getopt_long): not a value ('import -o
 		 * -h') nor a word after '--' ('info -- -h'), which a scan here
 		 * took for it. */
-		/* What a command stages (encode's and convert's per-rank
-		 * streams, export's DIR.tmp-XXXXXX) is removed by a Ctrl-C or
-		 * SIGTERM, which then ends the command (core/output.h). */
-		out_signals_catch();
 		return subs[i].fn(argc - 1, argv + 1);
 	}
 	/* Said as topo says it ("unknown command" was netloom's word for

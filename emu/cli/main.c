@@ -246,6 +246,15 @@ int main(int argc, char **argv)
 	if (!ranks || (c && c->spreads)) {
 		int rc = cli_main_local(argc, argv, false, &c);
 		if (c) {
+			/* SIGINT, SIGTERM: what the command has staged (an
+			 * output's temporary file, --otf2's streams, trace
+			 * export's DIR.tmp-XXXXXX) is removed, then the process
+			 * ends by the signal; with nothing staged (the work) it
+			 * ends at once, as without a handler (core/staged.h).
+			 * Here, once, so no command can miss it: a command with
+			 * its own handler (serve's session) puts this one back
+			 * when it ends. */
+			out_signals_catch();
 			rc = c->main(argc - 1, argv + 1);
 			/* After the work, once for the whole command (a sweep's
 			 * networks, compare's replays), by each rank concerned. */

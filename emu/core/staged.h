@@ -27,9 +27,9 @@ struct nl_err;
  * stays: removing a tree is not async-signal-safe).
  *
  * out_signals_catch installs the handler for SIGINT and SIGTERM (not for
- * one ignored when the process started): called by a command's main;
- * without it the functions below only keep their list, and a library
- * user's signals are untouched. out_staged_add registers `path` (a file
+ * one ignored when the process started): called by netloom's main before
+ * any command runs; without it the functions below only keep their list,
+ * and a library user's signals are untouched. out_staged_add registers `path` (a file
  * or directory; the caller keeps the string, which may be a mkdtemp
  * template filled in later, valid and unmoved until out_staged_del):
  * call it before creating what `path` names, so there is no moment when
