@@ -169,29 +169,26 @@ int fl_route_setup(struct flitnet *n, const struct net_cfg *nc, const struct rou
 		config_err_file_line(sc->cfg, "routing_function", err);
 		return rc_;
 	}
-	/* The refusals below of keys together are found at the file:line of
-	 * the first key listed that was set, the one they expect changed first. */
-	if (n->route->needs_pend && !rc->sequential_allocation) {
-		rc_ = nl_errf(err, NL_ECONFIG,
-			"routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",
-			n->route->spec);
-		config_err_file_line_any(sc->cfg, CONFIG_KEYS("sequential_allocation", "routing_function"), err);
-		return rc_;
-	}
-	if (n->route->needs_vct && nc->flow_control != FL_VCT) {
-		rc_ = nl_errf(err, NL_ECONFIG,
-			"routing_function '%s' lets a packet leave its escape VC for adaptive VCs and come back, deadlock-free only when a blocked packet holds one buffer (Duato 1996); expected flow_control = vct, got wormhole",
-			n->route->spec);
-		config_err_file_line_any(sc->cfg, CONFIG_KEYS("flow_control", "routing_function"), err);
-		return rc_;
-	}
-	if (n->route->needs_atomic_vcs && !rc->wait_for_tail_credit) {
-		rc_ = nl_errf(err, NL_ECONFIG,
-			"routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
-			n->route->spec);
-		config_err_file_line_any(sc->cfg, CONFIG_KEYS("wait_for_tail_credit", "routing_function"), err);
-		return rc_;
-	}
+	/* What the routing function needs of the router, each refusal found
+	 * at the file:line of the first key listed that was set, the one it
+	 * expects changed first. */
+	const struct {
+		bool is_refused;
+		const char *key, *why;
+	} needs[] = {
+		{n->route->needs_pend && !rc->sequential_allocation, "sequential_allocation",
+		 "counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0"},
+		{n->route->needs_vct && nc->flow_control != FL_VCT, "flow_control",
+		 "lets a packet leave its escape VC for adaptive VCs and come back, deadlock-free only when a blocked packet holds one buffer (Duato 1996); expected flow_control = vct, got wormhole"},
+		{n->route->needs_atomic_vcs && !rc->wait_for_tail_credit, "wait_for_tail_credit",
+		 "needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0"},
+	};
+	for (size_t i = 0; i < sizeof needs / sizeof *needs; i++)
+		if (needs[i].is_refused) {
+			rc_ = nl_errf(err, NL_ECONFIG, "routing_function '%s' %s", n->route->spec, needs[i].why);
+			config_err_file_line_any(sc->cfg, CONFIG_KEYS(needs[i].key, "routing_function"), err);
+			return rc_;
+		}
 	/* Its candidate priorities are the algorithm (route.h,
 	 * needs_priority_alloc): an allocator that ignores them takes a
 	 * deroute or an escape VC as readily as a free minimal port. */
@@ -201,8 +198,8 @@ int fl_route_setup(struct flitnet *n, const struct net_cfg *nc, const struct rou
 			if (alloc_registry[k]->by_priority)
 				snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? " or " : "",
 					 alloc_registry[k]->name);
-		/* Found at vc_allocator's place, else routing_function's, as the
-		 * refusals above; a place in front is not said again. */
+		/* Found at vc_allocator's place, else routing_function's, as
+		 * `needs` above; a place in front is not said again. */
 		const char *at = config_origin(sc->cfg, "vc_allocator");
 		const bool at_front = config_place(sc->cfg, "vc_allocator") != NULL;
 		rc_ = nl_errf(err, NL_ECONFIG,

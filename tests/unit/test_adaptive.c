@@ -275,6 +275,13 @@ static void test_updown_return_vct(void)
 	struct nl_err e = {0};
 	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "expected flow_control = vct, got wormhole");
 	net_point_release(&pt);
+	/* ... and, with an escape VC, only with atomic VC reuse (Duato 1995). */
+	const char *kv_reuse[] = {"topology=dln:n=16,d=4,seed=3", "routing_function=updown_adaptive:escape=return",
+				  "num_vcs=2", "wait_for_tail_credit=0", "flow_control=vct",
+				  "vc_allocator=separable_input_first", NULL};
+	e = (struct nl_err){0};
+	CHECK_ERR(run_point_kv(kv_reuse, &pt, &e), NL_ECONFIG, &e, "needs wait_for_tail_credit = 1 (an output VC");
+	net_point_release(&pt);
 	static const char *const topos[] = {"topology=dln:n=16,d=4,seed=3", "topology=p2(torus:k=4x4):trials=2"};
 	static const char *const seeds[] = {"seed=1", "seed=2", "seed=3"};
 	for (size_t i = 0; i < 2; i++) {
