@@ -1,9 +1,10 @@
 /* The MPI engine's process-wide state (struct net_mpi), shared by its
  * launch side (mpi_launch.c: opening, agreement, closing) and the
- * exchange of the flit model (mpi.c), which counts its statistics; and the
- * exchange's own state and wire blocks (struct fl_mx), shared by mpi.c,
- * mpi_upstream.c (lookahead_decide = upstream) and mpi_reduce.c (the
- * reductions over the ranks). */
+ * exchange of the flit model (mpi.c, mpi_exchange.c), which counts its
+ * statistics; and the exchange's own state and wire blocks (struct
+ * fl_mx), shared by mpi.c, mpi_exchange.c, mpi_upstream.c
+ * (lookahead_decide = upstream) and mpi_reduce.c (the reductions over the
+ * ranks). */
 #ifndef NETLOOM_NET_MPI_INTERNAL_H
 #define NETLOOM_NET_MPI_INTERNAL_H
 
@@ -42,7 +43,7 @@ struct net_mpi {
 
 #ifdef NETLOOM_HAVE_MPI
 
-/* --- the exchange (mpi.c, mpi_upstream.c, mpi_reduce.c) ------------------- */
+/* --- the exchange (mpi.c, mpi_exchange.c, mpi_upstream.c, mpi_reduce.c) --- */
 
 /* A block of events from one partition to another. */
 struct fl_mblk {
@@ -149,7 +150,17 @@ static inline bool mx_owned(const struct flitnet *n, uint32_t k)
 #define MX_GROW(n, arr, cap, need)                                                    \
 	((need) <= (cap) || mx_grow_to((n), (void *)&(arr), &(cap), (need), sizeof *(arr)))
 
-/* mpi.c: room for `more` bytes at the end of a growable buffer. */
+/* mpi.c, for the exchange (mpi_exchange.c) too: the window head's fold
+ * (sums, then maxima: an MPI_User_function), the root's summed counters
+ * in head order (c[MH_N_COUNTERS]), their values at the last exchange
+ * taken as its base, and the latest cycle of an event pending in this
+ * rank's partitions or outboxes. */
+void mx_fold(void *in, void *inout, int *len, MPI_Datatype *type);
+void mx_counters(struct flitnet *n, uint64_t **c);
+void mx_base(struct flitnet *n);
+uint64_t mx_last_event(const struct flitnet *n);
+
+/* mpi_exchange.c: room for `more` bytes at the end of a growable buffer. */
 uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t used, size_t more);
 /* MX_GROW's growth of arr (a pointer to the array) to hold need items of size bytes. */
 bool mx_grow_to(struct flitnet *n, void *arrp, uint32_t *cap, uint32_t need, size_t size);

@@ -680,7 +680,7 @@ struct flitnet {
 	bool msg_driven;               /* root: the message backend runs it (backend_flit.c): under MPI
 					  every rank keeps every message record, a head carries its
 					  record's index to other ranks and completions are gathered
-					  on every rank (mpi.c, mx_gather_done) */
+					  on every rank (mpi_exchange.c, mx_gather_done) */
 
 	/* Deadlock checks (deadlock.c). */
 	uint64_t dl_quiet;             /* global check: cycles without progress or events */
