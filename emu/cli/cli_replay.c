@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -329,8 +330,19 @@ static int cli_replay_check_writable(const struct cli_replay_opts *o, struct nl_
 		NL_CHECK(cli_check_output("--json", o->json, err));
 	if (o->svg)
 		NL_CHECK(cli_check_output("--svg", o->svg, err));
-	if (o->otf2)
+	if (o->otf2) {
 		NL_CHECK(cli_check_otf2_dir(o->otf2, err));
+		/* DIR's folder must take the staged archive (DIR.tmp-XXXXXX),
+		 * tried and removed as trace export tries it: a link to a
+		 * missing directory was found only when the archive was moved
+		 * into place, after the replay (status 3), and a missing
+		 * folder was said without what was expected. A DIR that
+		 * exists is refused when the timeline opens, still before
+		 * the replay. */
+		struct stat st;
+		if (stat(o->otf2, &st) != 0 && out_check_writable(o->otf2, err) < 0)
+			return nl_err_prefix(err, "--otf2");
+	}
 	return 0;
 }
 

@@ -541,15 +541,22 @@ printf '[network]\ntopology = torus:k=2\n' > "$dir/small.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/small.ini" 2>&1); rc=$?
 expect_eq "topology too small, in a file" "$rc:$out" "2:netloom replay: $dir/small.ini:2: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
 # An output path that cannot be written fails before the replay: nothing
-# on stdout.
-for opt in --json --svg; do
+# on stdout. --otf2 DIR's folder too (its line named no expected folder,
+# and a link to a missing directory was found after the replay, status 3).
+ln -s "$dir/nodir/x.out" "$dir/dangling.out"
+for opt in --json --svg --otf2; do
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/nodir/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
   expect_eq "replay $opt in a missing folder exit" $rc 2
   expect_eq "replay $opt in a missing folder" "$out" "netloom replay: $opt: $dir/nodir/x.out: $dir/nodir: no such directory; expected an existing folder to write to"
   expect_eq "replay $opt in a missing folder: stdout" "$(wc -c < "$dir/nodir.txt")" 0
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/st.nlt/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
   expect_eq "replay $opt under a file" "$rc:$out" "2:netloom replay: $opt: $dir/st.nlt/x.out: $dir/st.nlt: not a directory; expected a folder to write to"
+  out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/dangling.out" 2>&1 > "$dir/nodir.txt"); rc=$?
+  expect_eq "replay $opt link to a missing file" "$rc:$out" "2:netloom replay: $opt: $dir/dangling.out: a symbolic link to a missing file (No such file or directory); expected a file to write"
+  expect_eq "replay $opt link to a missing file: stdout" "$(wc -c < "$dir/nodir.txt")" 0
 done
+[ -L "$dir/dangling.out" ] || fail "replay: the link to a missing file was replaced"
+rm -f "$dir/dangling.out"
 # An empty name, the same: it ran the whole replay, then failed naming
 # nothing (": cannot replace file", ": cannot move the archive into place").
 for opt in --json --svg --otf2; do
