@@ -2488,6 +2488,10 @@ def case_help():
     # not written after the report and --json were ('--svg /dev/full').
     text = run("replay", "--help").stdout.decode()
     check("replay --help lists exit status 3", "\n3 the report and --json" in text)
+    # Its status 1 named a timeout, which no replay has, and of the
+    # deadlocks only the flit network's, not the ranks' (docs/replay.md).
+    check("replay --help: status 1 without a timeout", "timeout" not in text)
+    check("replay --help: status 1 names the ranks' deadlock", "\n1 the replay failed: a deadlock, of the ranks" in text)
     # Every command with options lists -h, --help among them (interfere's
     # and serve's did not, though both take it).
     for args in (("replay",), ("interfere",), ("serve",), ("cost",), ("layout",), ("compare",),
