@@ -54,8 +54,9 @@ static const struct trace_sub {
 } trace_subs[] = {
 	{"info", "info FILE [--json]",
 	 "Print the manifest and a summary: ranks, communicators, calls per MPI operation,\n"
-	 "point-to-point messages and bytes, recorded runtime, stream sizes and hashes.\n"
-	 "  --json   the same as a JSON document on stdout"},
+	 "point-to-point messages and bytes, recorded runtime, file and encoded sizes.\n"
+	 "  --json   the same as a JSON document on stdout, with each rank's stream (ops,\n"
+	 "           encoded bytes, xxh64 hash)"},
 	{"dump", "dump FILE [--rank R]",
 	 "Print the archive as text (manifest, then one line per operation; format in\n"
 	 "docs/trace-format.md section 8) on stdout. 'netloom trace encode' reads it back.\n"

@@ -451,6 +451,16 @@ expect 0 "trace import --help" "$NL" trace import --help
 grep -q -- "-o, --output OUT.nlt" "$T/out" && ok "import --help names -o, --output" || fail "import --help: $(cat "$T/out")"
 expect 0 "import --output" "$NL" trace import "$DATA/dumpi/testbgp.meta" --output "$T/bgp-io.nlt"
 if cmp -s "$T/bgp.nlt" "$T/bgp-io.nlt"; then ok "import --output = convert"; else fail "import --output differs"; fi
+# info's help said its text printed "stream sizes and hashes": only
+# --json lists each rank's stream (ops, encoded bytes, hash).
+expect 0 "trace info --help" "$NL" trace info --help
+cp "$T/out" "$T/help"
+expect 0 "info (text)" "$NL" trace info "$T/bgp.nlt"
+if ! grep -q "hashes" "$T/help" && grep -q -- "--json .*each rank's stream" "$T/help" && ! grep -q "xxh64\|b98250eac8532fab" "$T/out"; then
+	ok "info --help promises the hashes of --json only"
+else
+	fail "info --help: $(cat "$T/help")"
+fi
 # convert's help names every format it reads (OTF2 too).
 expect 0 "trace convert --help" "$NL" trace convert --help
 if grep -q "DUMPI" "$T/out" && grep -q "SimGrid" "$T/out" && grep -q "OTF2 archive" "$T/out"; then
