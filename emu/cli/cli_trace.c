@@ -410,8 +410,13 @@ static int cmd_import(int argc, char **argv)
 			return cli_trace_sub_usage("import", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
 		in = argv[i];
 	}
-	if (!in || !out)
-		return cli_trace_sub_usage("import", "missing arguments%s (usage: netloom trace %s)", NULL);
+	/* Each one named, as serve names its --ranks: "missing arguments"
+	 * said neither which nor what it takes. */
+	if (!in)
+		return cli_trace_sub_usage("import", "missing IN, the trace to import%s (usage: netloom trace %s)", NULL);
+	if (!out)
+		return cli_trace_sub_usage("import",
+					   "-o OUT.nlt is required, the archive to write%s (usage: netloom trace %s)", NULL);
 	return convert_run("import", in, out);
 }
 
@@ -451,8 +456,14 @@ static int cmd_export(int argc, char **argv)
 			return cli_trace_sub_usage("export", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
 		file = argv[i];
 	}
-	if (!file || !dir)
-		return cli_trace_sub_usage("export", "missing arguments%s (usage: netloom trace %s)", NULL);
+	/* Each one named, as import's are. */
+	if (!file)
+		return cli_trace_sub_usage("export", "missing FILE, the archive to export%s (usage: netloom trace %s)", NULL);
+	if (!dir)
+		return cli_trace_sub_usage("export",
+					   "--otf2 DIR is required, a new directory to write the OTF2 archive "
+					   "to%s (usage: netloom trace %s)",
+					   NULL);
 	struct nl_err e = {0};
 	struct trace_archive *a;
 	/* DIR's folder must take the archive's temporary sibling (tried and

@@ -2659,6 +2659,19 @@ def case_trace_option_forms():
                  "netloom trace import: option '-o' given twice (usage: netloom trace import IN -o OUT.nlt)"),
                 (("export", trace, "--otf2=a", "--otf2=b"),
                  "netloom trace export: option '--otf2' given twice (usage: netloom trace export FILE --otf2 DIR)"),
+                # A required option left out is named with what it takes,
+                # as serve's --ranks is ("missing arguments" said neither).
+                (("import", meta),
+                 "netloom trace import: -o OUT.nlt is required, the archive to write (usage: netloom trace import "
+                 "IN -o OUT.nlt)"),
+                (("import", "-o", "a.nlt"),
+                 "netloom trace import: missing IN, the trace to import (usage: netloom trace import IN -o OUT.nlt)"),
+                (("export", trace),
+                 "netloom trace export: --otf2 DIR is required, a new directory to write the OTF2 archive to "
+                 "(usage: netloom trace export FILE --otf2 DIR)"),
+                (("export", "--otf2", "d"),
+                 "netloom trace export: missing FILE, the archive to export (usage: netloom trace export FILE "
+                 "--otf2 DIR)"),
                 (("verify", "-x", trace),
                  "netloom trace verify: unknown option '-x' (usage: netloom trace verify FILE)"),
                 (("info", "--", trace, "x"),
