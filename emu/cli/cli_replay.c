@@ -208,6 +208,7 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 	o->files = calloc((size_t)argc, sizeof *o->files);
 	o->files_empty = calloc((size_t)argc, sizeof *o->files_empty);
 	int ch, rc = 0;
+	size_t n_topos_given = 0;
 	if (!o->sets || !o->files || !o->files_empty)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	NL_CHECK(nl_sim_new(sim, err));
@@ -228,10 +229,9 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 			o->sets[o->n_sets++] = optarg;
 			break;
 		case 't':
-			if (o->n_topos == CLI_REPLAY_MAX_TOPOS)
-				rc = nl_errf(err, NL_EINVAL, "--topology '%s': at most %d networks per run",
-					     optarg, CLI_REPLAY_MAX_TOPOS);
-			else
+			/* All counted, the first ones kept: the refusal below
+			 * says how many were given. */
+			if (n_topos_given++ < CLI_REPLAY_MAX_TOPOS)
 				o->topos[o->n_topos++] = optarg;
 			break;
 		case 'J':
@@ -261,6 +261,9 @@ static int cli_replay_parse(int argc, char **argv, nl_sim **sim, struct cli_repl
 		}
 		}
 	}
+	if (rc == 0 && n_topos_given > CLI_REPLAY_MAX_TOPOS)
+		rc = nl_errf(err, NL_EINVAL, "--topology given %zu times; expected at most %d (networks in one run)",
+			     n_topos_given, CLI_REPLAY_MAX_TOPOS);
 	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
 		rc = cli_session_set(*sim, o->sets[i], err);
 	if (rc < 0 || *help)

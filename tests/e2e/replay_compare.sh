@@ -238,6 +238,13 @@ expect_eq "compare: bad topology exit" "$?" 2
 "$netloom" replay "$dir/own.nlt" --topology torus:k=2 -s topology=torus:k=4 2> "$dir/e.err"
 expect_eq "compare: --topology with -s topology exit" "$?" 2
 expect_eq "compare: --topology with -s topology message" "$(cat "$dir/e.err")" "netloom replay: --topology and the key 'topology' both name the network; give one of them"
+# A 17th network: the option, the count given and the limit (the line
+# said only "at most 16 networks per run").
+topos=(); for i in $(seq 17); do topos+=(--topology torus:k=2); done
+"$netloom" replay "$dir/own.nlt" "${topos[@]}" 2> "$dir/e.err" > "$dir/e.txt"
+expect_eq "compare: 17 --topology exit" "$?" 2
+expect_eq "compare: 17 --topology message" "$(cat "$dir/e.err")" "netloom replay: --topology given 17 times; expected at most 16 (networks in one run)"
+[ -s "$dir/e.txt" ] && fail "compare: 17 --topology printed a table"
 
 # The recorded sample the quick start replays says it plainly too.
 "$netloom" replay "$root/traces/samples/lammps-lj-16.nlt" -s ideal=yes > "$dir/l.txt" || fail "lammps-lj-16 exit $?"
