@@ -88,9 +88,17 @@ int net_cal_load(const char *path, uint64_t calibration_ranks, struct net_cal *o
 		return nl_errf(err, NL_EIO,
 			       "key 'calibration': %s: is a directory, not a calibration file (netloom-pingpong's JSON)",
 			       path);
-	json_t *doc = json_load_file(path, 0, &je);
-	if (!doc && je.line < 1) /* not read at all: jansson's text names the file and why */
-		return nl_errf(err, NL_EIO, "key 'calibration': %s", je.text);
+	/* Opened here, not by jansson, whose "unable to open PATH: reason"
+	 * read unlike the other keys naming a file (placement_map's
+	 * "PATH: cannot open map file: reason"); '' and '-' are refused by
+	 * name (nl_open_input). */
+	FILE *f;
+	if (nl_open_input(path, "calibration file", &f, err))
+		return nl_err_prefix(err, "key 'calibration'");
+	json_t *doc = json_loadf(f, 0, &je);
+	fclose(f);
+	if (!doc && je.line < 1) /* not read at all (a read error): jansson says why */
+		return nl_errf(err, NL_EIO, "key 'calibration': %s: %s", path, je.text);
 	if (!doc)
 		return nl_errf(err, NL_EFORMAT, "key 'calibration': %s:%d: %s", path, je.line, je.text);
 	json_t *run = NULL, *runs = json_object_get(doc, "runs");

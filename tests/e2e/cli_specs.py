@@ -267,8 +267,8 @@ def case_config_relative_files_errors():
                        "file: No such file or directory\n")
         write(exp, "bad.ini", "[analytic]\ncalibration = no.json\n")
         one_line_error(run("replay", TRACE, "-c", bad_ini, code=2, cwd=here),
-                       f"netloom replay: {bad_ini}:2: key 'calibration': unable to open no.json {where % 'no.json'}: "
-                       "No such file or directory\n")
+                       f"netloom replay: {bad_ini}:2: key 'calibration': no.json {where % 'no.json'}: cannot open "
+                       "calibration file: No such file or directory\n")
         # "-" is standard input, refused by name, not a file in the folder.
         write(exp, "bad.ini", "[network]\ntopology = torus:k=4\n[replay]\nplacement = map\nplacement_map = -\n")
         one_line_error(run("replay", TRACE, "-c", bad_ini, code=2, cwd=here),

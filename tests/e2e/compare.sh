@@ -493,7 +493,7 @@ netloom compare: $dir/plkeys.ini:5: [system b] key 'placement_seed': a study rep
 echo garbage > "$dir/garbage.json"
 printf '[analytic]\ncalibration = %s\n' "$dir/garbage.json" > "$dir/calsys.ini"
 printf '[system a]\ntopology = torus:k=4x4\ncalibration = nosuch.json\n[system b]\nconfig = calsys.ini\ntopology = torus:k=4x4\n[system c]\ntopology = torus:k=4x4\ncalibration = %s\ncalibration_ranks = 7\n[workload w]\ntrace = %s\n' "$s/calibration-shm.json" "$s/hpcc-8.nlt" > "$dir/cal.ini"
-bad cal "netloom compare: $dir/cal.ini:3: [system a] key 'calibration': unable to open $dir/nosuch.json: No such file or directory
+bad cal "netloom compare: $dir/cal.ini:3: [system a] key 'calibration': $dir/nosuch.json: cannot open calibration file: No such file or directory
 netloom compare: $dir/cal.ini:4: [system b] key 'calibration': $dir/garbage.json:1: '[' or '{' expected near 'garbage' (set at $dir/calsys.ini:2)
 netloom compare: $dir/cal.ini:9: [system c] key 'calibration': calibration $s/calibration-shm.json: no run with 7 ranks (calibration_ranks); expected calibration_ranks = the ranks of one of its runs: 2, 8, 16"
 # A replay that fails with an error is a failed cell, not a result to

@@ -339,7 +339,11 @@ printf '[analytic]\ncalibration = nosuch.json\n' > "$dir/cal.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/cal.ini" 2>&1); rc=$?
 # A relative name is read from the file's folder, and named as written
 # and where it was looked for (docs/configuration.md).
-expect_eq "calibration in a file, unreadable" "$rc:$out" "2:netloom replay: $dir/cal.ini:2: key 'calibration': unable to open nosuch.json (resolved to $(cd "$dir" && pwd -P)/nosuch.json, relative to the config $dir/cal.ini): No such file or directory"
+expect_eq "calibration in a file, unreadable" "$rc:$out" "2:netloom replay: $dir/cal.ini:2: key 'calibration': nosuch.json (resolved to $(cd "$dir" && pwd -P)/nosuch.json, relative to the config $dir/cal.ini): cannot open calibration file: No such file or directory"
+# Given with -s: the key, the file and the OS's reason, worded as
+# placement_map's map file (it was jansson's "unable to open ...").
+out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir/nosuch.json" 2>&1); rc=$?
+expect_eq "calibration with -s, unreadable" "$rc:$out" "2:netloom replay: -s: key 'calibration': $dir/nosuch.json: cannot open calibration file: No such file or directory"
 # A directory read as an empty file: "/tmp:1: '[' or '{' expected near end of file".
 out=$("$netloom" replay "$dir/pp.nlt" -s calibration="$dir" 2>&1); rc=$?
 expect_eq "calibration a directory" "$rc:$out" "2:netloom replay: -s: key 'calibration': $dir: is a directory, not a calibration file (netloom-pingpong's JSON)"

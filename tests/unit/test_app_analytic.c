@@ -418,9 +418,11 @@ static void test_calibration(void)
 		unlink(path);
 	}
 	const char *const missing[] = {"calibration=/nonexistent/cal.json", NULL};
-	/* Not read at all: the key and jansson's reason, no line number. */
+	/* Not read at all: the key, the file and the OS's reason, no line
+	 * number, as placement_map's map file (it was jansson's "unable to
+	 * open PATH: reason"). */
 	CHECK_ERR(bk_open(&k, NULL, missing), NL_EIO, &k.err,
-		  "key 'calibration': unable to open /nonexistent/cal.json: No such file or directory");
+		  "key 'calibration': /nonexistent/cal.json: cannot open calibration file: No such file or directory");
 	bk_close(&k);
 	/* A directory: jansson read it as an empty file ("/tmp:1: '[' or '{'
 	 * expected near end of file"); said to be one, as -c's is. */
