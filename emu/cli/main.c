@@ -45,12 +45,12 @@ static void cli_print_usage(FILE *f)
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].help);
 	fprintf(f, "\n'netloom <command> --help' (or 'netloom help <command>') describes a command's options.\n"
-		   "\nExit status: 0 done; 1 the work failed (a deadlock, a timeout, out of memory, an\n"
-		   "output that could not be written after the work); 2 a bad command line,\n"
-		   "configuration, input or output (checked before the work); 3 where a command's\n"
-		   "--help says (a chart not drawn, a BookSim key not mapped). Errors and warnings are\n"
-		   "one line on stderr that starts with the command ('netloom run: ...', 'netloom\n"
-		   "trace convert: ...').\n");
+		   "\nExit status: 0 done; 1 the work failed (a deadlock, out of memory, an output that\n"
+		   "could not be written after the work; for serve also every rank evicted after its\n"
+		   "timeout); 2 a bad command line, configuration, input or output (checked before the\n"
+		   "work); 3 where a command's --help says (a chart not drawn, a BookSim key not\n"
+		   "mapped). Errors and warnings are one line on stderr that starts with the command\n"
+		   "('netloom run: ...', 'netloom trace convert: ...').\n");
 	/* Where meson install put them (README.md, "Installing"): a user
 	 * without a clone finds the samples the docs replay, and the docs
 	 * the help texts name. */

@@ -2492,6 +2492,15 @@ def case_help():
     # deadlocks only the flit network's, not the ranks' (docs/replay.md).
     check("replay --help: status 1 without a timeout", "timeout" not in text)
     check("replay --help: status 1 names the ranks' deadlock", "\n1 the replay failed: a deadlock, of the ranks" in text)
+    # interfere's and the top-level help named a timeout too: no command
+    # but serve (every rank evicted after --timeout-ms) has one.
+    text = run("interfere", "--help").stdout.decode()
+    check("interfere --help: status 1 without a timeout", "timeout" not in text)
+    check("interfere --help: status 1 names the deadlock", "1 the run failed (a deadlock, out of memory)" in text)
+    text = " ".join(run("--help").stdout.decode().split())
+    check("netloom --help: status 1 without a timeout but serve's", "a timeout" not in text and
+          "1 the work failed (a deadlock, out of memory, an output that could not be written after the work; "
+          "for serve also every rank evicted after its timeout)" in text)
     # Every command with options lists -h, --help among them (interfere's
     # and serve's did not, though both take it).
     for args in (("replay",), ("interfere",), ("serve",), ("cost",), ("layout",), ("compare",),
