@@ -2497,6 +2497,11 @@ def case_help():
     text = run("interfere", "--help").stdout.decode()
     check("interfere --help: status 1 without a timeout", "timeout" not in text)
     check("interfere --help: status 1 names the deadlock", "1 the run failed (a deadlock, out of memory)" in text)
+    for cmd in ("run", "sweep"):
+        text = run(cmd, "--help").stdout.decode()
+        check(f"{cmd} --help: status 1 without a timeout", "timeout" not in text)
+        check(f"{cmd} --help: status 1 names the deadlock",
+              f"\n1 the {cmd} failed: a deadlock (reported, its JSON written), out of memory, or --json" in text)
     text = " ".join(run("--help").stdout.decode().split())
     check("netloom --help: status 1 without a timeout but serve's", "a timeout" not in text and
           "1 the work failed (a deadlock, out of memory, an output that could not be written after the work; "
