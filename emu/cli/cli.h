@@ -69,6 +69,8 @@ int cli_exit_code(const struct nl_err *err);
  * CLI_EXPECT_OUTPUT), "--otf2 '': empty directory name; expected ...".
  * Returns NL_EINVAL with that line in err. */
 #define CLI_EXPECT_OUTPUT "a file to write, or '-' for standard output"
+/* What --otf2 DIR takes (replay, trace export). */
+#define CLI_EXPECT_OTF2_DIR "a new directory for the OTF2 archive"
 int cli_empty_name(const char *opt, const char *kind, const char *expected, struct nl_err *err);
 
 /* Before the work: can `path`, the value of output option `opt`
@@ -102,6 +104,13 @@ int cli_value_not_option(const char *opt, const char *value, const char *kind, c
 /* The DIR of --otf2 (replay, trace export): not '' nor a value that is an
  * option (cli_value_not_option). 0, or NL_EINVAL with the line. */
 int cli_check_otf2_dir(const char *dir, struct nl_err *err);
+
+/* Whether the --otf2 DIR that does not exist yet can be made: its folder
+ * takes the staged archive (DIR.tmp-XXXXXX, tried and removed, as
+ * out_check_writable tries a file's) and DIR is not a symbolic link to a
+ * missing directory. A DIR that exists is left to the writer, which
+ * refuses it. 0, or NL_EIO with "--otf2: DIR: ...; expected ...". */
+int cli_check_otf2_writable(const char *dir, struct nl_err *err);
 
 /* A file a command reads or writes: the option or argument that names it
  * ("--json", "-c", "TRACE") and its path (NULL: not given). */

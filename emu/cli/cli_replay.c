@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -343,9 +342,7 @@ static int cli_replay_check_writable(const struct cli_replay_opts *o, struct nl_
 		 * folder was said without what was expected. A DIR that
 		 * exists is refused when the timeline opens, still before
 		 * the replay. */
-		struct stat st;
-		if (stat(o->otf2, &st) != 0 && out_check_writable(o->otf2, err) < 0)
-			return nl_err_prefix(err, "--otf2");
+		NL_CHECK(cli_check_otf2_writable(o->otf2, err));
 	}
 	return 0;
 }

@@ -469,8 +469,7 @@ static int cmd_export(int argc, char **argv)
 	/* DIR's folder must take the archive's temporary sibling (tried and
 	 * removed, as for a file); a DIR that exists is refused by the
 	 * export, before its work. */
-	struct stat st;
-	if (stat(dir, &st) != 0 && out_check_writable(dir, &e))
+	if (cli_check_otf2_writable(dir, &e))
 		return cli_trace_report(&e);
 	if (trace_archive_open(&a, file, &e))
 		return cli_trace_report(&e);

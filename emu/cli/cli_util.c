@@ -146,7 +146,7 @@ int cli_value_not_option(const char *opt, const char *value, const char *kind, c
 
 int cli_check_otf2_dir(const char *dir, struct nl_err *err)
 {
-	static const char *const expected = "a new directory for the OTF2 archive";
+	static const char *const expected = CLI_EXPECT_OTF2_DIR;
 	if (!*dir)
 		return cli_empty_name("--otf2", "directory", expected, err);
 	/* Not standard output, as other outputs take '-': an archive is a
@@ -157,6 +157,23 @@ int cli_check_otf2_dir(const char *dir, struct nl_err *err)
 			       "to standard output); expected %s",
 			       expected);
 	return cli_value_not_option("--otf2", dir, "directory", expected, err);
+}
+
+int cli_check_otf2_writable(const char *dir, struct nl_err *err)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return 0;
+	/* Said here, not by out_check_writable: its "a symbolic link to a
+	 * missing file ...; expected a file to write" is a file output's
+	 * line, where --otf2 expects a directory. */
+	int stat_errno = errno;
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		return nl_errf(err, NL_EIO, "--otf2: %s: a symbolic link to a missing directory (%s); expected %s", dir,
+			       strerror(stat_errno), CLI_EXPECT_OTF2_DIR);
+	if (out_check_writable(dir, err) < 0)
+		return nl_err_prefix(err, "--otf2");
+	return 0;
 }
 
 int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_file *out, size_t n_out,

@@ -632,6 +632,18 @@ same "netloom trace export: $o2dash" "$T/err" "export: --otf2 '-' named"
 same 2 "$T/rc" "replay: --otf2 '-': exit 2"
 same "netloom replay: $o2dash" "$T/err" "replay: --otf2 '-' named"
 [ ! -e "$T/-" ] && ok "--otf2 '-': no directory '-'" || fail "--otf2 '-' made $T/-"
+# A link to a missing directory: a directory is expected (the line said
+# "a symbolic link to a missing file ...; expected a file to write", a file
+# output's words), with the option named, as replay names it.
+ln -s "$T/no-otf2-dir" "$T/otf2-link"
+expect 2 "export: --otf2 a link to a missing directory" "$NL" trace export "$T/bgp.nlt" --otf2 "$T/otf2-link"
+same "netloom trace export: --otf2: $T/otf2-link: a symbolic link to a missing directory (No such file or directory); expected a new directory for the OTF2 archive" \
+	"$T/err" "export: --otf2 a link to a missing directory named"
+expect 2 "export: --otf2 in a missing folder" "$NL" trace export "$T/bgp.nlt" --otf2 "$T/no-otf2-dir/x"
+same "netloom trace export: --otf2: $T/no-otf2-dir/x: $T/no-otf2-dir: no such directory; expected an existing folder to write to" \
+	"$T/err" "export: --otf2 in a missing folder named"
+[ -L "$T/otf2-link" ] && [ ! -e "$T/no-otf2-dir" ] && ok "export: the link left as it was" || fail "export: the link or its target changed"
+rm -f "$T/otf2-link"
 
 # --- an output that is an input is refused, the input kept ---------------------------------
 cp "$DATA/simgrid/replay/actions_bcast.txt" "$T/ab.txt"
