@@ -304,10 +304,12 @@ static int check_unpack_dir(const char *dir, struct nl_err *e)
 
 /* --- encode ------------------------------------------------------------------------ */
 
-/* The two arguments of encode, convert and unpack into *x and *y.
- * CLI_OK, -1 after --help (the usage printed: nothing else to do), or the
- * status of a refusal said. */
-static int two_args(const char *sub, int argc, char **argv, const char **x, const char **y)
+/* The two arguments of encode, convert and unpack into *x and *y, each
+ * named with what it takes (what[0], what[1]) when left out: "missing
+ * arguments" said neither. CLI_OK, -1 after --help (the usage printed:
+ * nothing else to do), or the status of a refusal said. */
+static int two_args(const char *sub, const char *const what[2], int argc, char **argv, const char **x,
+		    const char **y)
 {
 	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	int c;
@@ -325,15 +327,19 @@ static int two_args(const char *sub, int argc, char **argv, const char **x, cons
 		else
 			return cli_trace_sub_usage(sub, "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
 	}
-	if (!*y)
-		return cli_trace_sub_usage(sub, "missing arguments%s (usage: netloom trace %s)", NULL);
+	if (!*y) {
+		char fmt[128];
+		snprintf(fmt, sizeof fmt, "missing %s%%s (usage: netloom trace %%s)", what[*x ? 1 : 0]);
+		return cli_trace_sub_usage(sub, fmt, NULL);
+	}
 	return CLI_OK;
 }
 
 static int cmd_encode(int argc, char **argv)
 {
 	const char *in, *out;
-	int rc = two_args("encode", argc, argv, &in, &out);
+	static const char *const what[2] = {"TEXT, the text trace to encode", "OUT.nlt, the archive to write"};
+	int rc = two_args("encode", what, argc, argv, &in, &out);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	/* The text would be replaced by the archive it describes. */
@@ -372,7 +378,8 @@ static int convert_run(const char *cmd, const char *in, const char *out);
 static int cmd_convert(int argc, char **argv)
 {
 	const char *in, *out;
-	int rc = two_args("convert", argc, argv, &in, &out);
+	static const char *const what[2] = {"IN, the trace to convert", "OUT.nlt, the archive to write"};
+	int rc = two_args("convert", what, argc, argv, &in, &out);
 	return rc < 0 ? CLI_OK : rc ? rc : convert_run("convert", in, out);
 }
 
@@ -607,7 +614,8 @@ static int cmd_pack(int argc, char **argv)
 static int cmd_unpack(int argc, char **argv)
 {
 	const char *bundle, *dir;
-	int rc = two_args("unpack", argc, argv, &bundle, &dir);
+	static const char *const what[2] = {"BUNDLE, the bundle to unpack", "DIR, the directory to unpack it into (made if missing)"};
+	int rc = two_args("unpack", what, argc, argv, &bundle, &dir);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	struct nl_err e = {0};

@@ -2686,6 +2686,15 @@ def case_trace_option_forms():
                 (("export", "--otf2", "d"),
                  "netloom trace export: missing FILE, the archive to export (usage: netloom trace export FILE "
                  "--otf2 DIR)"),
+                (("encode",),
+                 "netloom trace encode: missing TEXT, the text trace to encode (usage: netloom trace encode TEXT "
+                 "OUT.nlt)"),
+                (("convert", meta),
+                 "netloom trace convert: missing OUT.nlt, the archive to write (usage: netloom trace convert IN "
+                 "OUT.nlt)"),
+                (("unpack", out),
+                 "netloom trace unpack: missing DIR, the directory to unpack it into (made if missing) (usage: "
+                 "netloom trace unpack BUNDLE DIR)"),
                 (("verify", "-x", trace),
                  "netloom trace verify: unknown option '-x' (usage: netloom trace verify FILE)"),
                 (("info", "--", trace, "x"),
