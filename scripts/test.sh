@@ -53,6 +53,9 @@ scripts/build.sh --clang $product || exit 1
 export NETLOOM_OTHER_BUILD=$PWD/build-clang/netloom
 # The threaded flit model's determinism test under ThreadSanitizer.
 scripts/build.sh --tsan test_part || exit 1
+# Where CI's time goes (the builds, then the tests), for whoever trims it.
+echo "scripts/test.sh: set-up and the five builds took $SECONDS s"
+built=$SECONDS
 
 export NETLOOM_PROGRESS=0
 # The tests start python3 thousands of times (JSON checks in the shell
@@ -77,6 +80,7 @@ meson test -C build --num-processes "$jobs" --print-errorlogs --no-rebuild
 meson test -C build-asan --suite unit --num-processes "$jobs" --print-errorlogs --no-rebuild
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 meson test -C build-tsan part --print-errorlogs --no-rebuild
 
+echo "scripts/test.sh: the tests took $((SECONDS - built)) s"
 python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json build-tsan/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
