@@ -530,6 +530,14 @@ static void bs_sweep_leftovers(FILE *warn, const char *path, struct bs_file *bf,
 		 * TrafficPattern::New), which consumes it above. */
 		if (!strcmp(kv->key, "perm_seed") && strncmp(bs_get(bf, "traffic"), "randperm", 8))
 			fine = true;
+		/* packet_size_rate weighs the sizes of a packet_size list
+		 * (trafficmanager.cpp, _GetNextPacketSize and
+		 * _GetAveragePacketSize); with one size BookSim ignores it, but
+		 * for its assertion rate >= 0. A size list is named where
+		 * packet_size is written. */
+		if (!strcmp(kv->key, "packet_size_rate") && !bs_multi(bf, "packet_size") &&
+		    bs_get(bf, "packet_size")[0] != '{' && kv->val[0] && strspn(kv->val, "0123456789") == strlen(kv->val))
+			fine = true;
 		/* batch_size and batch_count only apply with sim_type = batch
 		 * (trafficmanager.cpp); cmeshconfig sets batch_size in latency mode. */
 		if ((!strcmp(kv->key, "batch_size") || !strcmp(kv->key, "batch_count")) &&

@@ -444,9 +444,10 @@ static int bs_vector_split(const char *v, char *first, size_t cap)
 }
 
 /* BookSim's vector values with one traffic class: a one-element vector
- * is its element (packet_size = {4} is 4; packet_size = {{4}} too); one
- * of several elements (per-class values, which netloom models only with
- * classes) is named and left out. */
+ * is its element (packet_size = {4} is 4; packet_size = {{4}} too, and
+ * packet_size_rate = {{1}}, BookSim's per-class lists of sizes and of
+ * their rates); one of several elements (per-class values, which netloom
+ * models only with classes) is named and left out. */
 void bs_vectors(FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
 {
 	for (int i = 0; i < bf->n; i++) {
@@ -459,8 +460,11 @@ void bs_vectors(FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
 		char first[sizeof kv->val];
 		int n = bs_vector_split(kv->val, first, sizeof first);
 		/* packet_size's element may itself be a size list ({1,2}: sizes
-		 * with packet_size_rate, named where packet_size is written). */
-		if (n == 1 && !strcmp(kv->key, "packet_size") && first[0] == '{') {
+		 * with packet_size_rate, named where packet_size is written), and
+		 * packet_size_rate's a list of their rates (trafficmanager.cpp
+		 * reads both as tokenize_str, then tokenize_int per class). */
+		bool sizes = !strcmp(kv->key, "packet_size") || !strcmp(kv->key, "packet_size_rate");
+		if (n == 1 && sizes && first[0] == '{') {
 			char inner[sizeof kv->val];
 			if (bs_vector_split(first, inner, sizeof inner) == 1 && inner[0] != '{')
 				snprintf(kv->val, sizeof kv->val, "%s", inner);

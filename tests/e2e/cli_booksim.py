@@ -557,6 +557,25 @@ def case_vectors():
         eq("per-class injection_rate not written", ini_value(ini, "injection_rate"), None)
         eq("per-class traffic not written", ini_value(ini, "traffic"), None)
         runs(bs, text, tmp)
+        # packet_size_rate weighs the sizes of a packet_size list
+        # (trafficmanager.cpp); with one size BookSim ignores it, so its
+        # default (1, or the {{1}} form of its per-class size lists) and
+        # any other rate >= 0 map to nothing. It was named 'not modelled'
+        # (exit 3), and {{1}} as 'expected one value or a one-element vector'.
+        for rate in ("1", "3", "{1}", "{{1}}", "{{3}}"):
+            bs = write_cfg(tmp, "r.cfg", base + f"packet_size = {{{{4}}}};\npacket_size_rate = {rate};\n")
+            rc, text, named = convert(bs)
+            eq(f"packet_size_rate = {rate} with one packet size: nothing named", (rc, named), (0, {}))
+            eq(f"packet_size_rate = {rate}: packet_size", ini_value(read_ini(text), "packet_size"), "4")
+        runs(bs, text, tmp)
+        # A negative rate (BookSim asserts rate >= 0) and the rates of a size
+        # list, which is not mapped, are still named.
+        for body, keys in (("packet_size_rate = -1;\n", ["packet_size_rate"]),
+                           ("packet_size = {{1,2}};\npacket_size_rate = {{1,3}};\n",
+                            ["injection_rate", "packet_size", "packet_size_rate"])):
+            bs = write_cfg(tmp, "r.cfg", base + body)
+            rc, text, named = convert(bs)
+            eq(f"{body!r}: named", (rc, sorted(named)), (3, keys))
 
 
 def case_bit_permutations():
