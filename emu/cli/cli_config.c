@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -218,6 +219,49 @@ struct config_args {
 	bool is_help;            /* --help: the usage was printed, nothing else to do */
 };
 
+/* The mode option of argv that reads no -s (--from-booksim, --keys), or
+ * NULL: for a word that is not an option, whose usual hint ('expected -s
+ * KEY=VALUE', '-c FILE') that mode then refuses. Option values are
+ * skipped; abbreviations are already written out (cli_long_expand). */
+static const char *config_mode_without_sets(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--from-booksim") || !strncmp(a, "--from-booksim=", 15))
+			return "--from-booksim";
+		if (!strcmp(a, "--keys"))
+			return "--keys";
+		i += !strcmp(a, "-c") || !strcmp(a, "-s") || !strcmp(a, "--config") || !strcmp(a, "--set");
+	}
+	return NULL;
+}
+
+/* A word that is not an option, where the mode takes no -c or -s
+ * (config_mode_without_sets): BookSim's 'booksim FILE KEY=VALUE' typed as
+ * 'config --from-booksim FILE KEY=VALUE' was told 'expected -s KEY=VALUE',
+ * which --from-booksim then refuses. The status. */
+static int config_unknown_arg(int argc, char **argv, const char *arg, const struct option *longopts)
+{
+	const char *mode = config_mode_without_sets(argc, argv);
+	size_t name = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	bool is_set = arg[0] != '-' && name > 0 && arg[name] == '=';
+	if (mode && !strcmp(mode, "--from-booksim") && is_set)
+		return cli_usage_error("config", "argument '%s' is not an option; --from-booksim converts its file alone: "
+						 "expected the key set in the INI written (netloom run -c FILE.ini -s %s)",
+				       arg, arg);
+	struct stat st;
+	if (mode && !strcmp(mode, "--from-booksim") && arg[0] != '-' && stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+		return cli_usage_error("config", "argument '%s' is not an option; --from-booksim converts one file: "
+						 "expected one conversion per command",
+				       arg);
+	if (mode && !strcmp(mode, "--keys") && is_set)
+		return cli_usage_error("config", "argument '%s' is not an option; --keys lists every key's own default: "
+						 "expected no key set (the values a configuration resolves to: netloom "
+						 "config -s %s)",
+				       arg, arg);
+	return cli_unknown_arg("config", arg, longopts, true);
+}
+
 /* The command line into *a (-c and -s by cli_cfg_opt, one mode option).
  * The status: CLI_OK, or a refusal said. */
 static int config_parse_args(int argc, char **argv, struct config_args *a)
@@ -277,7 +321,7 @@ static int config_parse_args(int argc, char **argv, struct config_args *a)
 		} else if (!strcmp(argv[i], "--from-booksim")) {
 			return cli_usage_error("config", "option '--from-booksim' needs a value");
 		} else {
-			return cli_unknown_arg("config", argv[i], longopts, true);
+			return config_unknown_arg(argc, argv, argv[i], longopts);
 		}
 	}
 	return CLI_OK;

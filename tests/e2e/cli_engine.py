@@ -1287,7 +1287,23 @@ def case_option_values():
                 (("config", "--from-booksim", bs, "--json"), "netloom config: '--json' with '--from-booksim'"),
                 (("config", "--from-booksim", bs, "-s", "num_vcs=4"),
                  "netloom config: --from-booksim converts its file alone: '-s' does not apply"),
-                (("config", "-c", bs, "--from-booksim", bs), "netloom config: --from-booksim converts its file alone: '-c' does not apply")):
+                (("config", "-c", bs, "--from-booksim", bs), "netloom config: --from-booksim converts its file alone: '-c' does not apply"),
+                # BookSim's 'booksim FILE KEY=VALUE' typed after --from-booksim
+                # (in either order) or beside --keys was told 'expected -s
+                # KEY=VALUE', which both then refuse; a second file, '-c FILE'.
+                (("config", "--from-booksim", bs, "injection_rate=0.2"),
+                 "netloom config: argument 'injection_rate=0.2' is not an option; --from-booksim converts its file "
+                 "alone: expected the key set in the INI written (netloom run -c FILE.ini -s injection_rate=0.2)"),
+                (("config", "injection_rate=0.2", "--from-b", bs),
+                 "netloom config: argument 'injection_rate=0.2' is not an option; --from-booksim converts its file alone"),
+                (("config", "--from-booksim", bs, bs),
+                 f"netloom config: argument '{bs}' is not an option; --from-booksim converts one file: expected one "
+                 "conversion per command"),
+                (("config", "--keys", "num_vcs=4"),
+                 "netloom config: argument 'num_vcs=4' is not an option; --keys lists every key's own default: expected "
+                 "no key set (the values a configuration resolves to: netloom config -s num_vcs=4)"),
+                (("config", "num_vcs=4"), "netloom config: argument 'num_vcs=4' is not an option; expected -s num_vcs=4 "
+                 "to set a key")):
             p = run(*args, code=2)
             one_line_error(p, msg)
             check(f"{' '.join(args)}: nothing written", not os.path.exists(a) and not os.path.exists(b))
