@@ -61,7 +61,7 @@ FIXTURES = {
 # Documented commands not runnable as written: exact text -> reason.
 SKIP = {
     # Usage synopses: placeholders in capitals, options in brackets.
-    "netloom config [-c FILE] [-s key=value]... [--dump | --json]": "usage synopsis",
+    "netloom config [-c FILE] [-s key=value]... [--dump | --json | --check]": "usage synopsis",
     "netloom config --from-booksim BOOKSIM_CONFIG": "usage synopsis",
     "netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json OUT]": "usage synopsis",
     "netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [cost's options but --json, --list-presets]":
