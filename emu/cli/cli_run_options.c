@@ -38,9 +38,10 @@ void cli_run_usage(FILE *f, const char *cmd)
 		"cmesh), uniform traffic at 0.1 flits/cycle/endpoint.\n"
 		"%s"
 		"Exit status: 0 done%s;\n"
-		"1 the %s failed: a deadlock (reported, its JSON written), out of memory, or --json\n"
-		"  could not be written after it;\n"
-		"2 a bad command line or configuration, or a --json%s that cannot be written (checked first)%s\n\n"
+		"1 the %s failed: a deadlock (reported, its JSON written), or --json could not be\n"
+		"  written after it;\n"
+		"2 a bad command line or configuration (a network too large for the memory available\n"
+		"  included: out of memory), or a --json%s that cannot be written (checked first)%s\n\n"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
 		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "", sweep ? "[--plot OUT.svg] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
