@@ -584,7 +584,19 @@ int bs_conv_network(const char *path, FILE *warn, struct bs_file *bf, struct bs_
 	} else if (!strcmp(tp, "cmesh")) {
 		bs_cmesh(path, warn, bf, k, nd, c, cv->topo, sizeof cv->topo, &cv->chan, unmapped);
 	} else {
-		bs_warn(warn, path, bf, "topology", "no netloom equivalent of this BookSim network yet", unmapped);
+		/* A typo of a network it maps says which ('tours': torus), as
+		 * a mistyped routing function does; BookSim's own others
+		 * (qtree, tree4) get no guess. BookSim stops on a name it does
+		 * not have (network.cpp: "Unknown topology"). */
+		static const char *const mapped[] = {"torus", "mesh", "cmesh", "fly", "fattree", "flatfly", "anynet",
+						     "dragonflynew"};
+		const char *near = strcmp(tp, "qtree") && strcmp(tp, "tree4")
+					   ? config_name_near(tp, strlen(tp), mapped, sizeof mapped / sizeof *mapped)
+					   : NULL;
+		char why[160];
+		snprintf(why, sizeof why, "no netloom equivalent of this BookSim network yet%s%s%s",
+			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		bs_warn(warn, path, bf, "topology", why, unmapped);
 	}
 	return 0;
 }
@@ -706,6 +718,24 @@ void bs_conv_traffic(const char *path, FILE *warn, struct bs_file *bf, struct bs
 	snprintf(cv->traffic_why, sizeof cv->traffic_why, "%s", cv->pat.why);
 	cv->traffic_ok = !cv->pat.why[0] && bs_traffic(cv->pat.name, cv->map, cv->n_map, cv->traffic,
 						       sizeof cv->traffic, cv->traffic_why, sizeof cv->traffic_why);
+	/* A typo of a pattern it maps says which ('unifrom': uniform), as a
+	 * mistyped routing function does; BookSim's own others (diagonal,
+	 * background, taper64, bad_dragon, badperm_yarc) get no guess. */
+	static const char *const mapped[] = {"uniform", "bitcomp", "bitrev", "shuffle", "transpose", "tornado",
+					     "neighbor", "randperm", "asymmetric", "hotspot"};
+	static const char *const unmapped_names[] = {"diagonal", "background", "taper64", "bad_dragon", "badperm_yarc",
+						     NULL};
+	size_t len = strcspn(cv->pat.name, "("); /* unifrom() */
+	bool booksim_own = false; /* a pattern of BookSim's, not a typo (flatfly's renumbered shuffle) */
+	for (int i = 0; unmapped_names[i]; i++)
+		booksim_own |= strlen(unmapped_names[i]) == len && !strncmp(cv->pat.name, unmapped_names[i], len);
+	for (size_t i = 0; i < sizeof mapped / sizeof *mapped; i++)
+		booksim_own |= strlen(mapped[i]) == len && !strncmp(cv->pat.name, mapped[i], len);
+	const char *near = !cv->traffic_ok && !cv->traffic_why[0] && !booksim_own
+				   ? config_name_near(cv->pat.name, len, mapped, sizeof mapped / sizeof *mapped)
+				   : NULL;
+	if (near)
+		snprintf(cv->traffic_why, sizeof cv->traffic_why, "no netloom equivalent pattern (did you mean '%s'?)", near);
 	if (cv->traffic_ok && !strcmp(cv->traffic, "randperm") && cv->pat.perm_seed)
 		snprintf(cv->traffic, sizeof cv->traffic, "randperm:perm_seed=%ld", cv->pat.perm_seed);
 	if (cv->traffic_ok && (!strcmp(cv->traffic, "tornado") || !strcmp(cv->traffic, "neighbor")))

@@ -752,6 +752,33 @@ def case_unknown_keys():
             else:
                 check(f"{key}: no suggestion: {line!r}", "did you mean" not in line)
             runs(bs, text, tmp)
+        # A mistyped traffic pattern or network names the one it maps, as a
+        # mistyped routing function does (it said 'no netloom equivalent'
+        # alone); BookSim's own unmapped ones get no guess.
+        for body, key, near in (("traffic = unifrom;\n", "traffic", "uniform"),
+                                ("traffic = unifrom();\n", "traffic", "uniform"),
+                                ("traffic = hotspt({{0},{1}});\n", "traffic", "hotspot"),
+                                ("traffic = diagonal;\n", "traffic", None),
+                                ("traffic = bogus;\n", "traffic", None)):
+            bs = write_cfg(tmp, "t.cfg", base + body)
+            rc, text, named = convert(bs)
+            line = named.get(key, "")
+            check(f"{body!r}: named: {named}", rc == 3 and f"cannot map '{body.split(';')[0]}': no netloom equivalent" in line)
+            if near:
+                check(f"{body!r}: suggests {near}: {line!r}", line.endswith(f"(did you mean '{near}'?)"))
+            else:
+                check(f"{body!r}: no suggestion: {line!r}", "did you mean" not in line)
+            runs(bs, text, tmp)
+        for topo, near in (("tours", "torus"), ("fatree", "fattree"), ("qtree", None)):
+            bs = write_cfg(tmp, "t.cfg", f"topology = {topo};\nk = 4;\nn = 2;\n")
+            rc, text, named = convert(bs)
+            line = named.get("topology", "")
+            check(f"topology = {topo}: named: {named}", rc == 3 and "no netloom equivalent" in line)
+            if near:
+                check(f"topology = {topo}: suggests {near}: {line!r}", line.endswith(f"(did you mean '{near}'?)"))
+            else:
+                check(f"topology = {topo}: no suggestion: {line!r}", "did you mean" not in line)
+            runs(bs, text, tmp)
         # A BookSim key netloom does not model keeps its message.
         bs = write_cfg(tmp, "u.cfg", base + "speculative = 1;\n")
         rc, text, named = convert(bs)
