@@ -229,7 +229,8 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing STUDY.ini (see --help)");
 	if (optind + 1 < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		return cli_usage_error(cmd, "unexpected argument '%s' after STUDY.ini; expected one study file",
+				       argv[optind + 1]);
 	if (!*dir)
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
 	if (!**dir) {

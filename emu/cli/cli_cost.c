@@ -236,7 +236,10 @@ int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *exam
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing topology SPEC (e.g. %s; see --help)", example);
 	if (optind + 1 < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		return cli_usage_error(cmd,
+				       "unexpected argument '%s' after SPEC; expected one SPEC (options begin "
+				       "with '-')",
+				       argv[optind + 1]);
 	return 0;
 }
 

@@ -289,7 +289,8 @@ static int design_hyperx_main(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')",
+				       argv[optind], cmd);
 	const struct design_required required[] = {{"--terminals", N != 0}, {"--radix", R != 0}, {"--bisection", B >= 0}};
 	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
 		return CLI_USAGE;
@@ -428,7 +429,8 @@ static int eq_parse_args(const char *cmd, int argc, char **argv, struct eq_opts 
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')",
+				       argv[optind], cmd);
 	return CLI_OK;
 }
 
@@ -679,7 +681,8 @@ static int design_fullbw_main(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')",
+				       argv[optind], cmd);
 	const struct design_required required[] = {{"--terminals", N != 0}, {"--radix", R != 0}};
 	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
 		return CLI_USAGE;

@@ -318,7 +318,10 @@ static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_int
 	if (optind >= argc)
 		return cli_usage_error("interfere", "missing WORKLOAD (see 'netloom interfere --help')");
 	if (optind + 1 < argc)
-		return cli_usage_error("interfere", "unexpected argument '%s' after WORKLOAD", argv[optind + 1]);
+		return cli_usage_error("interfere",
+				       "unexpected argument '%s' after WORKLOAD; expected one workload file (a system "
+				       "configuration goes after -c)",
+				       argv[optind + 1]);
 	o->workload = argv[optind];
 	o->files[0] = (struct cli_file){"WORKLOAD", o->workload};
 	return CLI_OK;

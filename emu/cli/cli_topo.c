@@ -97,7 +97,8 @@ static int topo_list_main(int argc, char **argv)
 				       "parameters among them)",
 				       argv[1], argv[1]);
 	if (argc > 1)
-		return cli_usage_error("topo list", "unexpected argument '%s'", argv[1]);
+		return cli_usage_error("topo list", "unexpected argument '%s': expected none (it lists every family)",
+				       argv[1]);
 	printf("topology families (SPEC = family:key=value,...):\n");
 	topo_print_help(stdout);
 	return CLI_OK;
@@ -569,7 +570,10 @@ static int describe_check_opts(const char *cmd, struct describe_opts *o)
 	if (!o->spec)
 		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
 	if (o->extra)
-		return cli_usage_error(cmd, "unexpected argument '%s'", o->extra);
+		return cli_usage_error(cmd,
+				       "unexpected argument '%s' after SPEC; expected one SPEC (options begin "
+				       "with '-')",
+				       o->extra);
 	/* Written after the analysis (minutes with --bisection, --faults on a
 	 * large network): a path that cannot be written fails first. */
 	if (!o->output)
@@ -743,7 +747,10 @@ static int topo_export_main(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
 	if (optind + 1 < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+		return cli_usage_error(cmd,
+				       "unexpected argument '%s' after SPEC; expected one SPEC (options begin "
+				       "with '-')",
+				       argv[optind + 1]);
 	if (!format)
 		return cli_usage_error(cmd, "missing --format (edgelist, dot or json)");
 	int fmt = analyze_format_parse(format);

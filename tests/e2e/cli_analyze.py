@@ -1110,7 +1110,21 @@ def case_errors():
     one_line_error(run("topo", "list", "torus", code=2),
                    "netloom topo list: unexpected argument 'torus': expected none (every family is listed, 'torus' "
                    "and its parameters among them)")
-    one_line_error(run("topo", "list", "x", code=2), "netloom topo list: unexpected argument 'x'")
+    one_line_error(run("topo", "list", "x", code=2),
+                   "netloom topo list: unexpected argument 'x': expected none (it lists every family)")
+    # A word left over said only "unexpected argument 'X'", not what the
+    # line takes: one SPEC, or options alone for a design search.
+    for args in (("topo", "describe", "torus:k=4", "torus:k=8"),
+                 ("topo", "export", "torus:k=4", "torus:k=8", "--format", "json")):
+        one_line_error(run(*args, code=2),
+                       f"netloom {args[0]} {args[1]}: unexpected argument 'torus:k=8' after SPEC; expected one SPEC "
+                       "(options begin with '-')")
+    for fam, opts in (("hyperx", ("--terminals", "4", "--radix", "8", "--bisection", "1")),
+                      ("equality", ("--routers", "8", "--radix", "3")),
+                      ("flex", ("--terminals", "4", "--radix", "8"))):
+        one_line_error(run("design", fam, *opts, "extra", code=2),
+                       f"netloom design {fam}: unexpected argument 'extra'; expected options only (see 'netloom "
+                       f"design {fam} --help')")
     p = run("topo", "describe", "nosuch:k=1", code=2)
     one_line_error(p, "unknown topology 'nosuch'")
     p = run("topo", "describe", "torus:k=8x8", "--seed", "abc", code=2)

@@ -245,6 +245,11 @@ def case_errors():
         one_line_error(run(*args, code=2),
                        f"netloom {args[0]}: {opt} '{taken}': an option, not a file name (a value left out?); "
                        f"expected a file to write (./{taken} for a file of that name)")
+    # A second SPEC said only "unexpected argument 'X'".
+    for args in (("cost", "torus:k=4", "torus:k=8"), ("layout", "torus:k=4", "torus:k=8", "--svg", "a.svg")):
+        one_line_error(run(*args, code=2),
+                       f"netloom {args[0]}: unexpected argument 'torus:k=8' after SPEC; expected one SPEC (options "
+                       "begin with '-')")
     # --list-presets listed and exited 0 whatever else the line said.
     one_line_error(run("cost", "--list-presets", "extra", code=2),
                    "netloom cost: unexpected argument 'extra' with --list-presets")

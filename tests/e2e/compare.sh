@@ -647,6 +647,10 @@ expect_eq "-o ''" "$rc:$out" "2:netloom compare: -o '': empty directory name; ex
 out=$(cd "$dir" && "$nl_abs" compare "$dir/w1.ini" -o - 2>&1 >/dev/null); rc=$?
 expect_eq "-o -" "$rc:$out" "2:netloom compare: -o '-': not a directory name (the report is a directory of files, it cannot go to standard output); expected a directory to write the report to (./- for one of that name)"
 [ ! -e "$dir/-" ] || fail "-o -: a directory '-' was made"
+# A second study file said only "unexpected argument 'X'".
+out=$("$netloom" compare "$dir/w1.ini" "$dir/w1.ini" -o "$dir/two" 2>&1 >/dev/null); rc=$?
+expect_eq "two studies" "$rc:$out" "2:netloom compare: unexpected argument '$dir/w1.ini' after STUDY.ini; expected one study file"
+[ ! -e "$dir/two" ] || fail "two studies: $dir/two was made"
 # DIR in a missing folder: named with its option, as every output is
 # (it said "cannot create directory: No such file or directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/nodir/x" 2>&1 >/dev/null); rc=$?

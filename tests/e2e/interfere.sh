@@ -465,6 +465,11 @@ expect_eq "missing workload file" "$rc:$out" \
   "2:netloom interfere: $dir/nosuch.ini: cannot open workload file: No such file or directory"
 out=$("$netloom" interfere -c "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see 'netloom interfere --help')"
+# A second file (the system's, without -c) said only "unexpected
+# argument 'X' after WORKLOAD", not what the line takes.
+out=$("$netloom" interfere "$dir/halves.ini" "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
+expect_eq "two workloads" "$rc:$out" \
+  "2:netloom interfere: unexpected argument '$dir/sys.ini' after WORKLOAD; expected one workload file (a system configuration goes after -c)"
 
 # 10. The chart: an SVG from gnuplot, or, without gnuplot, a clear message
 # after the table and JSON, and exit status 3 (outputs written, the chart
