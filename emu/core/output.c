@@ -122,10 +122,15 @@ static void out_stage_done(char **tmp)
 	*tmp = NULL;
 }
 
-/* Copy the staged file *tmp into the device or FIFO `path`, then remove it. */
+/* Copy the staged file *tmp into the device or FIFO `path`, removing it
+ * first: the copy reads it through its descriptor, so a reader that
+ * closes the pipe early (SIGPIPE ends netloom, as any filter) leaves no
+ * file in TMPDIR ('topo export ... -o /dev/stdout | head' left the whole
+ * document there). */
 static int out_copy_into(char **tmp, const char *path, struct nl_err *err)
 {
 	int in = open(*tmp, O_RDONLY), out = in < 0 ? -1 : open(path, O_WRONLY), rc = 0;
+	unlink(*tmp);
 	if (in < 0)
 		rc = nl_errf(err, NL_EIO, "%s: cannot read back: %s", *tmp, strerror(errno));
 	else if (out < 0)
@@ -142,7 +147,6 @@ static int out_copy_into(char **tmp, const char *path, struct nl_err *err)
 		rc = nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
 	if (in >= 0)
 		close(in);
-	unlink(*tmp);
 	out_stage_done(tmp);
 	return rc;
 }
@@ -357,12 +361,15 @@ static int out_stream_close(struct out_stream *s, struct nl_err *err)
 
 /* The staged file `file` onto standard output, 64 KiB at a time (never
  * the whole document in memory), polling between chunks: a SIGINT while
- * a slow reader drains hundreds of megabytes ends the copy there. */
+ * a slow reader drains hundreds of megabytes ends the copy there. The
+ * file is removed once open, as out_copy_into's: 'topo export ... | head'
+ * ended by SIGPIPE left the whole document in TMPDIR. */
 static int out_copy_stdout(const char *file, struct nl_err *err)
 {
 	int in = open(file, O_RDONLY), rc = 0;
 	if (in < 0)
 		return nl_errf(err, NL_EIO, "%s: cannot read back: %s", file, strerror(errno));
+	unlink(file);
 	char buf[65536];
 	for (;;) {
 		ssize_t got = read(in, buf, sizeof buf);
