@@ -63,11 +63,24 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	uint32_t rank, size;
 	if (net_mpi_launched(&rank, &size) && size > 1 && rank != 0)
 		return CLI_USAGE;
+	/* One line, whatever the words it quotes hold: a newline in an
+	 * argument ('unexpected argument $'a\nb'') made the refusal two
+	 * lines. Escaped as error messages are (nl_fputs_one_line). */
 	va_list ap;
-	fprintf(stderr, "netloom %s: ", cmd);
+	char *msg = NULL;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "netloom %s: ", cmd);
+	if (n >= 0) {
+		nl_fputs_one_line(msg, stderr);
+		free(msg);
+	} else {
+		/* Out of memory: as it was. */
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
 	fputc('\n', stderr);
 	return CLI_USAGE;
 }

@@ -2231,6 +2231,15 @@ def case_command_prefix():
            "netloom run: run: cannot open config file: No such file or directory\n")
         # Lines not tied to a command keep 'netloom: '.
         one_line_error(run("bogus", code=2), "netloom: unknown command 'bogus'")
+        # A word holding a newline is quoted escaped: the refusal stays one
+        # line (it was two for every command's usage errors).
+        for args, msg in ((("run", "a\nb"), "netloom run: unknown option 'a\\nb'"),
+                          (("topo", "describe", "torus:k=4x4", "a\nb"),
+                           "netloom topo describe: unexpected argument 'a\\nb' after SPEC"),
+                          (("cost", "torus:k=4x4", "a\nb"), "netloom cost: unexpected argument 'a\\nb'"),
+                          (("interfere", "w.ini", "a\nb"), "netloom interfere: unexpected argument 'a\\nb' after"),
+                          (("design", "hyperx", "a\nb"), "netloom design hyperx: unexpected argument 'a\\nb';")):
+            one_line_error(run(*args, code=2), msg)
 
 
 def case_stdout_full():
