@@ -559,7 +559,9 @@ class Client:
         wait for the server."""
         if isinstance(duration_ps, bool) or not isinstance(duration_ps, int):
             raise NetloomError('compute: duration %r, expected an integer number of ps' % (duration_ps,))
-        if not 0 <= duration_ps <= TIME_MAX_PS:  # the server would refuse it
+        if duration_ps < 0:  # the wire field is unsigned: not "at most 2^62" but below 0
+            raise NetloomError('compute: duration %d ps, expected 0..2^62 = %d ps' % (duration_ps, TIME_MAX_PS))
+        if duration_ps > TIME_MAX_PS:  # the server would refuse it; C says the same
             raise NetloomError('compute: duration %d ps, expected at most 2^62 = %d ps' % (duration_ps, TIME_MAX_PS))
         self._op(COMPUTE, a=duration_ps)
 

@@ -586,6 +586,7 @@ if r == 0:
 if lang == 'py':  # what Python lets through that C's types stop
     tryit('irecv cap -1', c.irecv, 0, 0, -1)
     tryit('compute 1.5', c.compute, 1.5)
+    tryit('compute -1', c.compute, -1)
     tryit('recv src 2^31', c.recv, 2**31, 0)
     tryit('wait -1', c.wait, -1)
     tryit('recv reserved tag', c.recv, 1 - r, nl.TAG_MAX + 1)
@@ -727,6 +728,7 @@ CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (0, True, "irecv src -2 refused: src -2, expected 0..1 or ANY"),
     (None, False, "irecv cap -1 refused: cap -1, expected 0..18446744073709551615"),
     (None, False, "compute 1.5 refused: compute: duration 1.5, expected an integer number of ps"),
+    (None, False, "compute -1 refused: compute: duration -1 ps, expected 0..2^62 = 4611686018427387904 ps"),
     (None, False, "recv src 2^31 refused: src 2147483648, expected 0..1 or ANY"),
     (None, False, "wait -1 refused: wait: request -1 was never started"),
     (None, False, "recv reserved tag refused: tag 1073741824, expected 0..1073741823 or ANY"),
