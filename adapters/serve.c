@@ -270,6 +270,29 @@ static bool live_listen_host_is(const char *listen, const char *host)
 	       (listen[6 + n] == ':' || listen[6 + n] == '\0');
 }
 
+/* What a bind libzmq refused with errno e needed, for its one line: its
+ * word alone ("No such device" for a host name, which libzmq takes for an
+ * interface and never looks up) does not say. */
+static const char *live_bind_expected(int e, bool ipc)
+{
+	switch (e) {
+	case ENODEV:
+		return "a numeric address or an interface name of this host (a host name is not looked up)";
+	case EADDRNOTAVAIL:
+		return "an address of one of this host's interfaces";
+	case EADDRINUSE:
+		return "a port no other process listens on (or 0 for any free port)";
+	case ENOENT:
+	case ENOTDIR:
+		return ipc ? "an existing folder for the socket file" : "an endpoint this host can bind";
+	case EACCES:
+	case EPERM:
+		return ipc ? "a folder this user may create the socket file in" : "a port this user may bind (1024 or above)";
+	default:
+		return ipc ? "ipc://PATH of a socket file this host can create" : "an endpoint this host can bind";
+	}
+}
+
 static int live_bind(struct live_server *s, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
@@ -326,8 +349,11 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	if (tcp && strchr(ep, '['))
 		zmq_setsockopt(s->sock, ZMQ_IPV6, &ipv6, sizeof ipv6);
 	NL_CHECK(live_curve_setup(s, err));
-	if (zmq_bind(s->sock, ep) < 0)
-		return nl_errf(err, NL_EIO, "--listen: '%s': %s", o->listen, zmq_strerror(errno));
+	if (zmq_bind(s->sock, ep) < 0) {
+		int e = errno;
+		return nl_errf(err, NL_EIO, "--listen: '%s': %s; expected %s", o->listen, zmq_strerror(e),
+			       live_bind_expected(e, ipc));
+	}
 	/* The endpoint really bound (port 0 or '*': the one the system chose). */
 	size_t len = sizeof s->endpoint;
 	if (zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len) < 0 || !s->endpoint[0])

@@ -1196,6 +1196,15 @@ def case_errors(d):
                 "or * for any free port)" % ep, 'no port %s %s' % (ep, extra))
     refused(('--ranks', '2', '--listen', 'ipc://'), "netloom serve: --listen: 'ipc://': empty ipc path, expected "
             "ipc://PATH (a socket file to create)", 'empty ipc path')  # was libzmq's "Invalid argument"
+    # What libzmq's bind refuses is said with what was expected, not its
+    # word alone ("No such device" for a host name it does not resolve).
+    refused(('--ranks', '2', '--listen', 'tcp://nosuchhost.invalid:5999', '--allow-remote'),
+            "netloom serve: --listen: 'tcp://nosuchhost.invalid:5999': No such device; expected a numeric address "
+            "or an interface name of this host (a host name is not looked up)", 'host name')
+    refused(('--ranks', '2', '--listen', 'ipc://%s/nodir/s' % d),
+            "netloom serve: --listen: 'ipc://%s/nodir/s': No such file or directory; expected an existing folder "
+            "for the socket file" % d, 'ipc folder missing')
+    expect(not os.path.exists('%s/nodir' % d), 'ipc folder made')
     # A routing function the analytic backend does not run is checked as
     # replay checks it, with a topology or without: a typo served silently.
     for topo in ((), ('-s', 'topology=torus:k=4x4')):
