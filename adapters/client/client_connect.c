@@ -123,8 +123,10 @@ static const char *cl_no_welcome_why(enum cl_reach reach)
 		return "the server there completed the handshake but did not answer HELLO (stopped or stuck?); its "
 		       "output says why, or raise timeout_ms";
 	case CL_REACH_CONNECTED:
+		/* The kernel takes a connection for a stopped process too
+		 * (SIGSTOP): its libzmq completes no handshake either. */
 		return "a process there took the connection but completed no ZeroMQ handshake; expected netloom "
-		       "serve there";
+		       "serve there, running (one stopped, SIGSTOP, completes none either)";
 	default:
 		return "no server answered there; start netloom serve --listen on it first, or raise timeout_ms";
 	}

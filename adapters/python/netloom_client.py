@@ -226,7 +226,7 @@ class Client:
     _NO_WELCOME_WHY = {
         'none': 'no server answered there; start netloom serve --listen on it first, or raise timeout_ms',
         'connected': 'a process there took the connection but completed no ZeroMQ handshake; expected netloom '
-                     'serve there',
+                     'serve there, running (one stopped, SIGSTOP, completes none either)',
         'shook': 'the server there completed the handshake but did not answer HELLO (stopped or stuck?); its '
                  'output says why, or raise timeout_ms'}
 

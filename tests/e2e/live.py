@@ -2005,7 +2005,7 @@ CLOSED = ("the server at '%s' closed the connection before answering HELLO: netl
 SILENT = ("no WELCOME from '%s' within 300 ms: the server there completed the handshake but did not answer HELLO "
           "(stopped or stuck?); its output says why, or raise timeout_ms",)
 LISTENER = ("no WELCOME from '%s' within 300 ms: a process there took the connection but completed no ZeroMQ "
-            "handshake; expected netloom serve there",)
+            "handshake; expected netloom serve there, running (one stopped, SIGSTOP, completes none either)",)
 
 
 def hello_refusals(d, ep, srv, keys):
@@ -3813,6 +3813,24 @@ def connect_lines(d):
         w = want + py_only if lang == 'py' else want
         expect(r.returncode == 0 and r.stdout.splitlines() == w, '%s: exit %d\n%s%s\nexpected\n%s'
                % (lang, r.returncode, r.stdout, r.stderr, '\n'.join(w)))
+    # A netloom serve stopped (SIGSTOP) before the client came: the kernel
+    # takes the connection, the stopped process completes no handshake.
+    # The line said "expected netloom serve there", which it was.
+    s = Server(d, 1, '-q', name='sigstopped')
+    s.p.send_signal(signal.SIGSTOP)
+    try:
+        for lang in ('py', 'c'):
+            r = subprocess.run([PY, '-c', CLIENT_PRE + "tryit(ep, lambda: C(ep, 0, timeout_ms=300))", PYDIR, LIBCLIENT,
+                                lang, s.ep], capture_output=True, text=True, timeout=TMO)
+            w = ("%s refused: no WELCOME from '%s' within 300 ms: a process there took the connection but completed "
+                 "no ZeroMQ handshake; expected netloom serve there, running (one stopped, SIGSTOP, completes none "
+                 "either)" % (s.ep, s.ep))
+            expect(r.returncode == 0 and r.stdout.splitlines() == [w],
+                   'stopped server, %s: exit %d\n%s%s\nexpected\n%s' % (lang, r.returncode, r.stdout, r.stderr, w))
+    finally:
+        s.p.send_signal(signal.SIGCONT)
+        s.p.terminate()
+        s.wait()
 
 
 # argv[5] 'leave': connect as rank 0 and exit without close; 'wait': rank
