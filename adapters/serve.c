@@ -205,6 +205,9 @@ static int live_check_port(const char *listen, struct nl_err *err)
 	/* An IPv6 host is bracketed: its own colons are no port's ('[::1]'
 	 * alone was port '1]'). */
 	const char *host_end = listen[6] == '[' ? strchr(listen + 6, ']') : listen + 6;
+	if (!host_end) /* its last colon is the address's: no port to name */
+		return nl_errf(err, NL_ECONFIG, "--listen: '%s': no ']' after the IPv6 address, expected "
+			       "tcp://[ADDRESS]:PORT", listen);
 	const char *colon = host_end ? strrchr(host_end, ':') : NULL;
 	const char *port = colon ? colon + 1 : "";
 	if (!strcmp(port, "*"))

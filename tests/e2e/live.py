@@ -1194,6 +1194,9 @@ def case_errors(d):
                       ('tcp://[::1]', ('--allow-remote',)), ('tcp://[::]', ('--allow-remote',))):
         refused(('--ranks', '2', '--listen', ep) + extra, "netloom serve: --listen: '%s': port '', expected 1..65535 (or 0 "
                 "or * for any free port)" % ep, 'no port %s %s' % (ep, extra))
+    # An IPv6 address without its ']' was said as "port ''".
+    refused(('--ranks', '2', '--listen', 'tcp://[::1:5999', '--allow-remote'), "netloom serve: --listen: 'tcp://[::1:5999': no ']' "
+            "after the IPv6 address, expected tcp://[ADDRESS]:PORT", 'unclosed [')
     refused(('--ranks', '2', '--listen', 'ipc://'), "netloom serve: --listen: 'ipc://': empty ipc path, expected "
             "ipc://PATH (a socket file to create)", 'empty ipc path')  # was libzmq's "Invalid argument"
     # What libzmq's bind refuses is said with what was expected, not its
