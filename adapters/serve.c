@@ -288,6 +288,8 @@ static const char *live_bind_expected(int e, bool ipc)
 	case ENOENT:
 	case ENOTDIR:
 		return ipc ? "an existing folder for the socket file" : "an endpoint this host can bind";
+	case ENAMETOOLONG: /* sizeof sockaddr_un.sun_path, less its NUL */
+		return ipc ? "a socket file path of at most 107 bytes (the system's limit)" : "a shorter endpoint";
 	case EACCES:
 	case EPERM:
 		return ipc ? "a folder this user may create the socket file in" : "a port this user may bind (1024 or above)";

@@ -1208,6 +1208,9 @@ def case_errors(d):
             "netloom serve: --listen: 'ipc://%s/nodir/s': No such file or directory; expected an existing folder "
             "for the socket file" % d, 'ipc folder missing')
     expect(not os.path.exists('%s/nodir' % d), 'ipc folder made')
+    long_ep = 'ipc://%s/%s' % (d, 'a' * 120)
+    refused(('--ranks', '2', '--listen', long_ep), "netloom serve: --listen: '%s': File name too long; expected a "
+            "socket file path of at most 107 bytes (the system's limit)" % long_ep, 'ipc path too long')
     # A routing function the analytic backend does not run is checked as
     # replay checks it, with a topology or without: a typo served silently.
     for topo in ((), ('-s', 'topology=torus:k=4x4')):
