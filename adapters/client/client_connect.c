@@ -258,7 +258,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		/* libzmq's word alone ("Invalid argument") does not say what an
 		 * endpoint looks like: a scheme or address it cannot take does. */
 		int e = zmq_errno();
-		bool form = e == EINVAL || e == EPROTONOSUPPORT || e == ENOCOMPATPROTO;
+		bool form = e == EINVAL || e == EPROTONOSUPPORT || e == ENOCOMPATPROTO || e == ENAMETOOLONG;
 		cl_fail(c, "connect '%s': %s%s", endpoint, zmq_strerror(e),
 			form ? ", expected tcp://HOST:PORT or ipc://PATH (as netloom serve --listen gives it)" : "");
 		goto fail;

@@ -8,6 +8,7 @@ is sent, and the connection goes on; after any other error (the server's
 ERROR, a timeout, a bad frame) the connection is unusable, as in C: every
 later call raises at once, and close() frees it and raises.
 """
+import errno
 import os
 import struct
 import time
@@ -189,7 +190,7 @@ class Client:
             except zmq.ZMQError as e:
                 # libzmq's word alone ("Invalid argument") does not say what
                 # an endpoint looks like, as the C client says it.
-                form = e.errno in (zmq.EINVAL, zmq.EPROTONOSUPPORT, zmq.ENOCOMPATPROTO)
+                form = e.errno in (zmq.EINVAL, zmq.EPROTONOSUPPORT, zmq.ENOCOMPATPROTO, errno.ENAMETOOLONG)
                 raise NetloomError("connect '%s': %s%s" % (endpoint, e, ', expected tcp://HOST:PORT or ipc://PATH '
                                                           '(as netloom serve --listen gives it)' if form else ''))
             self._last_tx = 0.0

@@ -3781,7 +3781,8 @@ def server_killed(d):
 # line says what to do (the no-server line said only 'no WELCOME from EP
 # within N ms', the others only libzmq's 'Invalid argument').
 CONNECT = CLIENT_PRE + r"""
-for e in (ep, 'http://127.0.0.1:5555', '/tmp/nl.sock', 'tcp://localhost', 'udp://127.0.0.1:5555'):
+for e in (ep, 'http://127.0.0.1:5555', '/tmp/nl.sock', 'tcp://localhost', 'udp://127.0.0.1:5555',
+          'ipc:///tmp/' + 'a' * 120):
     tryit(e, lambda: C(e, 0, timeout_ms=300))
 if lang == 'py':  # what C's types stop (a NULL endpoint has its own line)
     for e in (None, b'ipc:///tmp/nl.sock'):
@@ -3805,7 +3806,9 @@ def connect_lines(d):
             "/tmp/nl.sock refused: connect '/tmp/nl.sock': Invalid argument" + FORM,
             "tcp://localhost refused: connect 'tcp://localhost': Invalid argument" + FORM,
             "udp://127.0.0.1:5555 refused: connect 'udp://127.0.0.1:5555': The protocol is not compatible with the "
-            "socket type" + FORM]
+            "socket type" + FORM,
+            # a path no server can bind either: libzmq's word alone before
+            "%s refused: connect '%s': File name too long" % (('ipc:///tmp/' + 'a' * 120,) * 2) + FORM]
     # Python: an endpoint not a str raised pyzmq's TypeError (a traceback).
     py_only = ["None refused: connect: endpoint None of type NoneType, expected a str: tcp://HOST:PORT or ipc://PATH",
                "b'ipc:///tmp/nl.sock' refused: connect: endpoint b'ipc:///tmp/nl.sock' of type bytes, expected a str: "
