@@ -224,6 +224,11 @@ int live_curve_keygen(const char *path, struct nl_err *err)
 	 * output, before a key is made. */
 	if (out_check_writable(path, err) < 0 || out_check_writable(pubpath, err) < 0)
 		return nl_err_prefix(err, "--curve-keygen");
+	/* Nor an existing .pub, which was replaced without a word: a pair's
+	 * public half, perhaps already in a server's --curve-allow. */
+	if (access(pubpath, F_OK) == 0)
+		return nl_errf(err, NL_EIO, "--curve-keygen: '%s' exists, expected a new file (FILE.pub is written too)",
+			       pubpath);
 	/* mkstemp's file is 0600 and its name unique, so a second keygen on
 	 * the same FILE, or the leftover of one killed, is no obstacle; it is
 	 * registered as it is made (out_staged_mkstemp), so SIGINT/SIGTERM

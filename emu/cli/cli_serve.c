@@ -223,6 +223,7 @@ struct serve_args {
 	uint64_t *tokens; /* --tokens read (serve_read_lists) */
 	uint32_t *jobs;   /* --jobs read */
 	struct cli_seen seen;
+	const char *other; /* the first option but --curve-keygen ("ranks"), which keygen refuses */
 };
 
 static const struct option serve_longopts[] = {
@@ -343,8 +344,12 @@ static int serve_parse(struct serve_args *a, nl_sim *sim, int argc, char **argv,
 	opterr = 0;
 	bool help_scanned = false;
 	while (status == CLI_OK && (ch = cli_getopt_long(argc, argv, ":c:s:n:l:qh", serve_longopts, &help_scanned)) != -1)
-		if ((status = cli_value_once("serve", serve_longopts, &a->seen, ch)) == CLI_OK)
+		if ((status = cli_value_once("serve", serve_longopts, &a->seen, ch)) == CLI_OK) {
 			status = serve_option(a, sim, ch, argv, err);
+			for (const struct option *o = serve_longopts; o->name && ch != LO_CGEN && !a->other; o++)
+				if (o->val == ch)
+					a->other = o->name;
+		}
 	if (status != CLI_OK)
 		return status;
 	for (size_t i = 0; i < a->n_sets; i++)
@@ -495,6 +500,12 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_report(&(struct nl_err){.code = NL_ENOMEM, .msg = "out of memory"});
 	else if ((status = serve_parse(&a, sim, argc, argv, &err)) != CLI_OK)
 		status = status < 0 ? CLI_OK : status; /* -1: --help */
+	else if (a.keygen && a.other)
+		/* It served nothing and said nothing of the options given with
+		 * it ('--ranks 4 --curve-keygen k' made the keys and exited). */
+		status = cli_usage_error("serve", "--curve-keygen FILE writes a key pair and exits, serving nothing; "
+						  "expected it alone, got --%s too (start the server in a second command)",
+					 a.other);
 	else if (a.keygen)
 		status = serve_keygen(a.keygen, &err);
 	else if ((status = serve_check_options(&a, &err)) == CLI_OK && (status = serve_read_lists(&a, &err)) == CLI_OK &&

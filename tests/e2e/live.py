@@ -2061,6 +2061,19 @@ def case_curve(d):
     expect('secret' not in open(keys['server'] + '.pub').read(), '.pub holds the secret')
     r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys['server']], capture_output=True, text=True)
     expect(r.returncode != 0 and 'exists' in r.stderr, 'keygen over a key: %s' % r.stderr)
+    # Nor over a .pub alone (it was replaced without a word), nor with
+    # options it would ignore (it made the keys and served nothing).
+    lone = os.path.join(d, 'lone.key')
+    open(lone + '.pub', 'w').write('x\n')
+    r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', lone], capture_output=True, text=True)
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --curve-keygen: '%s.pub' exists, expected a new file "
+           "(FILE.pub is written too)\n" % lone and open(lone + '.pub').read() == 'x\n'
+           and not os.path.exists(lone), 'keygen over a .pub: %d %r' % (r.returncode, r.stderr))
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--curve-keygen', os.path.join(d, 'k2.key')],
+                       capture_output=True, text=True)
+    expect(r.returncode == 2 and r.stderr == "netloom serve: --curve-keygen FILE writes a key pair and exits, serving "
+           "nothing; expected it alone, got --ranks too (start the server in a second command)\n"
+           and not os.path.exists(os.path.join(d, 'k2.key')), 'keygen with --ranks: %d %r' % (r.returncode, r.stderr))
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--curve-key', keys['server'], '--listen',
                         'ipc://%s/c0' % d], capture_output=True, text=True)
     expect(r.returncode == 2 and 'expected both --curve-key and --curve-allow' in r.stderr, 'alone: %s' % r.stderr)
