@@ -25,14 +25,18 @@
 /* Refuse a HyperX past the port table's limits with its sizes and the
  * parameters that give them: the generic refusal of topo_alloc named
  * neither ('full:n=65535': "4294836225 ports / 65535 endpoints is more
- * than supported"). */
-static int hyperx_check_size(struct topo *t, int L, const uint32_t *S, const uint32_t *K, uint32_t T,
+ * than supported"). family names the topology in the message: the check
+ * also serves topo_hyperx_fits, which has no struct topo. */
+static int hyperx_check_size(const char *family, int L, const uint32_t *S, const uint32_t *K, uint32_t T,
 			     const char *sname, const char *tname, struct nl_err *err)
 {
-	char sv[TOPO_MAX_DIMS * 11], kv[TOPO_MAX_DIMS * 11];
+	char sv[TOPO_MAX_DIMS * 11], kv[TOPO_MAX_DIMS * 11], msg[NL_ERR_MSG_MAX];
 	double n = 1;
 	uint64_t deg = 0;
 
+	if (L < 1 || L > TOPO_MAX_DIMS)
+		return nl_errf(err, NL_ERANGE, "topology '%s': parameter '%s': 1 to %d dimensions, got %d", family,
+			       sname, TOPO_MAX_DIMS, L);
 	for (int d = 0; d < L; d++) {
 		n *= S[d];
 		deg += (uint64_t)K[d] * (S[d] - 1);
@@ -40,25 +44,26 @@ static int hyperx_check_size(struct topo *t, int L, const uint32_t *S, const uin
 	topo_dims_text(sv, sizeof sv, S, L);
 	topo_dims_text(kv, sizeof kv, K, L);
 	if (n > (1u << 30))
-		return topo_errf(t, err, NL_ERANGE,
-				 "parameter '%s' gives S = %s: %.15g switches; expected at most 2^30 (1073741824)", sname,
-				 sv, n);
-	if (deg > (1u << 20))
-		return topo_errf(t, err, NL_ERANGE,
-				 "parameter '%s' gives S = %s, K = %s: %llu ports per switch to other switches, sum "
-				 "K_d (S_d - 1); expected at most 2^20 (1048576)",
-				 sname, sv, kv, (unsigned long long)deg);
-	if (n * T >= TOPO_EP_BIT)
-		return topo_errf(t, err, NL_ERANGE,
-				 "parameter '%s' = %u on %.15g switches (S = %s): %.15g endpoints; expected fewer than "
-				 "2^31 (2147483648)",
-				 tname, T, n, sv, n * T);
-	if (n * (double)(deg + T) >= TOPO_EP_BIT)
-		return topo_errf(t, err, NL_ERANGE,
-				 "parameters '%s', '%s' give %.15g switches (S = %s) of %llu ports each (%s = %u of "
-				 "them for terminals): %.15g ports; expected fewer than 2^31 (2147483648)",
-				 sname, tname, n, sv, (unsigned long long)(deg + T), tname, T, n * (double)(deg + T));
-	return 0;
+		snprintf(msg, sizeof msg, "parameter '%s' gives S = %s: %.15g switches; expected at most 2^30 (1073741824)",
+			 sname, sv, n);
+	else if (deg > (1u << 20))
+		snprintf(msg, sizeof msg,
+			 "parameter '%s' gives S = %s, K = %s: %llu ports per switch to other switches, sum "
+			 "K_d (S_d - 1); expected at most 2^20 (1048576)",
+			 sname, sv, kv, (unsigned long long)deg);
+	else if (n * T >= TOPO_EP_BIT)
+		snprintf(msg, sizeof msg,
+			 "parameter '%s' = %u on %.15g switches (S = %s): %.15g endpoints; expected fewer than "
+			 "2^31 (2147483648)",
+			 tname, T, n, sv, n * T);
+	else if (n * (double)(deg + T) >= TOPO_EP_BIT)
+		snprintf(msg, sizeof msg,
+			 "parameters '%s', '%s' give %.15g switches (S = %s) of %llu ports each (%s = %u of "
+			 "them for terminals): %.15g ports; expected fewer than 2^31 (2147483648)",
+			 sname, tname, n, sv, (unsigned long long)(deg + T), tname, T, n * (double)(deg + T));
+	else
+		return 0;
+	return nl_errf(err, NL_ERANGE, "topology '%s': %s", family, msg);
 }
 
 int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
@@ -66,10 +71,7 @@ int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint3
 {
 	uint64_t n = 1, deg = 0;
 
-	if (L < 1 || L > TOPO_MAX_DIMS)
-		return topo_errf(t, err, NL_ERANGE, "parameter '%s': 1 to %d dimensions, got %d", sname,
-				 TOPO_MAX_DIMS, L);
-	NL_CHECK(hyperx_check_size(t, L, S, K, T, sname, tname, err));
+	NL_CHECK(hyperx_check_size(t->ops->name, L, S, K, T, sname, tname, err));
 	hx->L = L;
 	hx->T = T;
 	for (int d = 0; d < L; d++) {
@@ -203,27 +205,59 @@ static const struct param_def hyperx_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
-static int hyperx_build(struct topo *t, struct nl_err *err)
+/* S and K of the parameters (K one value for all dimensions, or one per
+ * dimension) and the switch-port bound r= (eq. 2): the rules build checks
+ * before the network's size. L, the dimensions, is pr->s.n. */
+static int hyperx_dims(const struct hyperx_params *pr, uint32_t *S, uint32_t *K, struct nl_err *err)
 {
-	const struct hyperx_params *pr = t->params;
-	struct topo_hyperx *hx = t->state;
-	uint32_t S[TOPO_MAX_DIMS], K[TOPO_MAX_DIMS];
 	uint64_t radix = (uint64_t)pr->t;
 	int L = pr->s.n;
 
 	if (pr->k.n != 1 && pr->k.n != L)
-		return topo_errf(t, err, NL_EINVAL,
-				 "parameter 'k' has %d values but 's' has %d dimensions; give one K for all or one per dimension",
-				 pr->k.n, L);
+		return nl_errf(err, NL_EINVAL,
+			       "topology 'hyperx': parameter 'k' has %d values but 's' has %d dimensions; give one K for "
+			       "all or one per dimension",
+			       pr->k.n, L);
 	for (int d = 0; d < L; d++) {
 		S[d] = (uint32_t)pr->s.v[d];
 		K[d] = (uint32_t)pr->k.v[pr->k.n == 1 ? 0 : d];
 		radix += (uint64_t)K[d] * (S[d] - 1);
 	}
 	if (pr->r && radix > (uint64_t)pr->r)
-		return topo_errf(t, err, NL_ERANGE,
-				 "parameter 'r': the switch needs T + sum K_d (S_d - 1) = %llu ports, more than r=%lld (seed 001 eq. 2)",
-				 (unsigned long long)radix, (long long)pr->r);
+		return nl_errf(err, NL_ERANGE,
+			       "topology 'hyperx': parameter 'r': the switch needs T + sum K_d (S_d - 1) = %llu ports, "
+			       "more than r=%lld (seed 001 eq. 2)",
+			       (unsigned long long)radix, (long long)pr->r);
+	return 0;
+}
+
+int topo_hyperx_fits(uint32_t L, const uint32_t *S, const uint32_t *K, uint32_t T, struct nl_err *err)
+{
+	char tail[TOPO_MAX_DIMS * 24 + 32], sv[TOPO_MAX_DIMS * 11], kv[TOPO_MAX_DIMS * 11];
+	struct hyperx_params pr;
+	uint32_t S2[TOPO_MAX_DIMS], K2[TOPO_MAX_DIMS];
+
+	if (L < 1 || L > TOPO_MAX_DIMS) /* more than s= takes: refused before the spec could be written */
+		return hyperx_check_size(topo_hyperx_ops.name, L > 65535 ? 65535 : (int)L, S, K, T,
+					 "s", "t", err);
+	topo_dims_text(sv, sizeof sv, S, (int)L);
+	topo_dims_text(kv, sizeof kv, K, (int)L);
+	/* The spec's own parse, so the ranges of the parameter table (s, k,
+	 * t) refuse as 'topo describe' does. */
+	snprintf(tail, sizeof tail, ":s=%s,k=%s,t=%u", sv, kv, T);
+	NL_CHECK(param_parse(hyperx_params_def, &pr, tail, "topology 'hyperx'", err));
+	NL_CHECK(hyperx_dims(&pr, S2, K2, err));
+	return hyperx_check_size(topo_hyperx_ops.name, pr.s.n, S2, K2, (uint32_t)pr.t, "s", "t", err);
+}
+
+static int hyperx_build(struct topo *t, struct nl_err *err)
+{
+	const struct hyperx_params *pr = t->params;
+	struct topo_hyperx *hx = t->state;
+	uint32_t S[TOPO_MAX_DIMS], K[TOPO_MAX_DIMS];
+	int L = pr->s.n;
+
+	NL_CHECK(hyperx_dims(pr, S, K, err));
 	NL_CHECK(topo_hyperx_setup(t, hx, L, S, K, (uint32_t)pr->t, "s", "t", err));
 	/* §5: the first dimension is routed within an enclosure. */
 	t->cabinet = malloc((size_t)t->n_routers * sizeof *t->cabinet);

@@ -247,6 +247,14 @@ int topo_spec_expand(const char *spec, char **out, struct nl_err *err);
  * parameters parsed, nothing built; NULL with *err saying why. */
 const struct topo_ops *topo_spec_family(const char *spec, struct nl_err *err);
 
+/* Whether the hyperx family builds "hyperx:s=S1x..,k=K1x..,t=T" (L
+ * dimensions of S[d] switches, K[d] trunked links, T terminals a switch):
+ * 0, or the refusal 'topo describe' gives for that spec (a parameter's
+ * range; at most 2^30 switches and 2^20 ports a switch to other switches;
+ * fewer than 2^31 endpoints and ports), without building it. For design
+ * searches, whose analytical answers may exceed what the model holds. */
+int topo_hyperx_fits(uint32_t L, const uint32_t *S, const uint32_t *K, uint32_t T, struct nl_err *err);
+
 /* A file a topology spec reads (topo_spec_files). */
 struct topo_spec_file {
 	const char *path;   /* as it is read (an @FILE without its '@'); a relative name an @FILE's text
