@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "netloom/netloom.h" /* NL_ERR_MSG_MAX */
+
 struct nl_err;
 struct topo;
 
@@ -304,6 +306,12 @@ struct analyze_hx {
 	uint32_t ports;               /* T + sum K (S - 1) */
 	double beta;                  /* min(K S) / 2T */
 	uint64_t visited;             /* designs examined (search effort) */
+	/* Whether the hyperx family builds it (topo_hyperx_fits): the search
+	 * is analytical and goes past 2^31 ports, which the model does not
+	 * hold. When not, build_limit is the refusal 'topo describe' gives
+	 * for its spec; "" otherwise. */
+	bool is_buildable;
+	char build_limit[NL_ERR_MSG_MAX];
 };
 
 /* Fewest-switch HyperX for the request by exhaustive search with the

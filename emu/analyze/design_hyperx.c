@@ -101,6 +101,21 @@ static void hx_record(struct analyze_hx *o, double B, uint32_t R, uint32_t T, co
 	o->T_max = (uint32_t)tmax;
 }
 
+/* Whether the hyperx family builds the design found (out->found), and
+ * why not: the limits of the flit model, not of the paper's design space,
+ * so the search keeps its answer and marks it. */
+static void hx_mark_buildable(struct analyze_hx *o)
+{
+	struct nl_err err = {0};
+
+	o->build_limit[0] = '\0';
+	if (!o->found)
+		return;
+	o->is_buildable = topo_hyperx_fits(o->L, o->S, o->K, o->T, &err) == 0;
+	if (!o->is_buildable)
+		snprintf(o->build_limit, sizeof o->build_limit, "%s", err.msg);
+}
+
 /* Check shape S[0..L-1] with product P; record it if it beats the best. */
 static void hx_try(struct hx_search *h, uint64_t P)
 {
@@ -222,6 +237,7 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 				       (unsigned long long)HX_MAX_WORK, L);
 		}
 	}
+	hx_mark_buildable(out);
 	return 0;
 }
 
@@ -400,5 +416,6 @@ int analyze_hyperx_reach(const struct analyze_hx_req *req, bool regular, struct 
 			       "the most terminals within radix %u was not found within the search's limit of %llu steps",
 			       req->R, (unsigned long long)HX_MAX_WORK);
 	}
+	hx_mark_buildable(out);
 	return 0;
 }

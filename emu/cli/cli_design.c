@@ -44,6 +44,9 @@ static const char hyperx_usage[] =
 	"regular (all S and K equal) and general design: L, S, K, T (fewest\n"
 	"terminals per switch; T_max the most that still fit), switches.\n"
 	"Dimensions go up to R - 1 and 16, the most the hyperx family builds.\n"
+	"The search is analytical: a design past what the hyperx family builds\n"
+	"(2^30 switches, 2^31 ports, ...) ends its line with '(beyond what netloom\n"
+	"can build: REASON)' and has \"buildable\": false in --json.\n"
 	"A search that passes 5x10^7 steps (about 5 s; e.g. 10^10 terminals at\n"
 	"radix 128) is refused with one line.\n"
 	"When neither a regular nor a general HyperX meets the request, one line\n"
@@ -201,6 +204,7 @@ static json_t *hx_json(const struct analyze_hx *h)
 	json_object_set_new(o, "ports", json_integer(h->ports));
 	json_object_set_new(o, "beta", json_real(h->beta));
 	json_object_set_new(o, "spec", json_string(spec));
+	json_object_set_new(o, "buildable", json_boolean(h->is_buildable));
 	json_object_set_new(o, "designs_examined", json_integer((json_int_t)h->visited));
 	return o;
 }
@@ -223,15 +227,17 @@ static void hx_none_reason(char *why, size_t cap, bool regular, const struct ana
 	uint64_t terminals = most.switches * most.T;
 	hx_spec(spec, sizeof spec, &most);
 	snprintf(why, cap,
-		 ": within radix %u and bisection %g the most terminals are %llu (%s); expected --terminals %llu or "
+		 ": within radix %u and bisection %g the most terminals are %llu (%s%s%s); expected --terminals %llu or "
 		 "fewer, a larger --radix or a smaller --bisection",
-		 req->R, req->B, (unsigned long long)terminals, spec, (unsigned long long)terminals);
+		 req->R, req->B, (unsigned long long)terminals, spec,
+		 most.is_buildable ? "" : "; beyond what netloom can build: ", most.build_limit,
+		 (unsigned long long)terminals);
 }
 
 static void hx_text(FILE *f, const char *what, const struct analyze_hx *h, const struct analyze_hx_req *req)
 {
 	if (!h->found) {
-		char why[1024];
+		char why[2048];
 		hx_none_reason(why, sizeof why, !strcmp(what, "regular"), req);
 		fprintf(f, "%-8s no HyperX meets the request%s\n", what, why);
 		return;
@@ -240,8 +246,12 @@ static void hx_text(FILE *f, const char *what, const struct analyze_hx *h, const
 	hx_vec_text(f, h->S, h->L, ',');
 	fprintf(f, ") K=(");
 	hx_vec_text(f, h->K, h->L, ',');
-	fprintf(f, ") T=%u (fits up to %u)  switches %llu  terminals %llu  ports %u  beta %.4f\n", h->T, h->T_max,
+	fprintf(f, ") T=%u (fits up to %u)  switches %llu  terminals %llu  ports %u  beta %.4f", h->T, h->T_max,
 		(unsigned long long)h->switches, (unsigned long long)(h->switches * h->T), h->ports, h->beta);
+	/* The search is analytical: say so when the model cannot hold it. */
+	if (!h->is_buildable)
+		fprintf(f, "  (beyond what netloom can build: %s)", h->build_limit);
+	fputc('\n', f);
 }
 
 static int design_hyperx_main(int argc, char **argv)
@@ -335,7 +345,7 @@ static int design_hyperx_main(int argc, char **argv)
 	if (rc < 0)
 		return cli_report_unwritten("--output", output, &err);
 	if (is_none) {
-		char why[1024];
+		char why[2048];
 		hx_none_reason(why, sizeof why, false, &req);
 		return design_none(cmd, why);
 	}

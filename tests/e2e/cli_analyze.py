@@ -727,6 +727,38 @@ def case_design_hyperx():
     eq("331776 at radix 21: general", (d["general"]["L"], d["general"]["spec"]), (16, hx16))
     t = run_json("topo", "describe", d["general"]["spec"], "--json", "--sampled", "--samples", "8")
     eq("16-dimension design builds", (t["routers"], t["radix"]), (331776, 21))
+    eq("16-dimension design buildable", d["general"]["buildable"], True)
+    # The search is analytical and goes past what the family builds (2^31
+    # ports): 2x10^9 terminals at radix 128 found L = 7, S = 15, 1.9x10^10
+    # ports, printed as if it built. Now the line says so, with the
+    # refusal 'topo describe' gives for its spec, and the JSON has
+    # "buildable": false.
+    args = ("--terminals", "2000000000", "--radix", "128", "--bisection", "0.5")
+    d = run_json("design", "hyperx", *args, "--json")
+    reg = "hyperx:s=15x15x15x15x15x15x15,k=1x1x1x1x1x1x1,t=12"
+    eq("2e9 regular spec", d["regular"]["spec"], reg)
+    eq("2e9 buildable", (d["regular"]["buildable"], d["general"]["buildable"]), (False, False))
+    refusal = ("topology 'hyperx': parameters 's', 't' give 170859375 switches (S = 15x15x15x15x15x15x15) of 110 "
+               "ports each (t = 12 of them for terminals): 18794531250 ports; expected fewer than 2^31 (2147483648)")
+    one_line_error(run("topo", "describe", reg, code=2), "netloom topo describe: " + refusal)
+    lines = run("design", "hyperx", *args).stdout.decode().splitlines()
+    eq("2e9 regular line", lines[1].split("  beta 0.6250")[1], f"  (beyond what netloom can build: {refusal})")
+    check("2e9 general line marked", lines[2].endswith("expected fewer than 2^31 (2147483648))")
+          and "  (beyond what netloom can build: topology 'hyperx': " in lines[2])
+    # A buildable design's line has no such note and its spec builds.
+    p = run("design", "hyperx", "--terminals", "4096", "--radix", "32", "--bisection", "0.5")
+    check("buildable lines unmarked", "beyond" not in p.stdout.decode())
+    d = run_json("design", "hyperx", "--terminals", "4096", "--radix", "32", "--bisection", "0.5", "--json")
+    eq("4096 buildable", (d["regular"]["buildable"], d["general"]["buildable"]), (True, True))
+    t = run_json("topo", "describe", d["general"]["spec"], "--json", "--sampled", "--samples", "8")
+    eq("4096 general builds", (t["routers"], t["endpoints"]), (d["general"]["switches"], 4096))
+    # The "no configuration" line marks the spec it names the same way.
+    hx64 = "hyperx:s=4x4x4x4x5x5x5x5x5x5x5x5x5x5x5x5,k=1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1,t=4"
+    design_none(("hyperx", "--terminals", "100000000000000", "--radix", "64", "--bisection", "0.5"),
+                f": within radix 64 and bisection 0.5 the most terminals are 250000000000 ({hx64}; beyond what "
+                "netloom can build: topology 'hyperx': parameter 's' gives S = 4x4x4x4x5x5x5x5x5x5x5x5x5x5x5x5: "
+                "62500000000 switches; expected at most 2^30 (1073741824)); expected --terminals 250000000000 or "
+                "fewer, a larger --radix or a smaller --bisection")
 
 
 def case_design_equality():

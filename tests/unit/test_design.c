@@ -4,6 +4,8 @@
  * constraints, finds the optimum of a small case), and the full-bandwidth
  * listings of FleX §III-B against Table 6. */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "analyze/analyze.h"
 #include "core/error.h"
@@ -302,6 +304,60 @@ static void test_hyperx_work_limit(void)
 	q.N = 1000000000;
 	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
 	CHECK_EQ(h.switches, 59633994);
+}
+
+/* The search is analytical and goes past what the hyperx family builds:
+ * a design says whether it builds (topo_hyperx_fits, the refusal 'topo
+ * describe' gives), and one that does builds. */
+static void test_hyperx_buildable(void)
+{
+	struct analyze_hx h;
+	struct nl_err e = {0};
+	struct analyze_hx_req q = {.N = 2000000000, .R = 128, .B = 0.5};
+
+	/* L = 7, S = 15: 170,859,375 switches of 110 ports, 1.9x10^10 ports. */
+	CHECK_OK(analyze_hyperx_design(&q, true, &h, &e), &e);
+	CHECK_EQ(h.switches, 170859375);
+	CHECK(!h.is_buildable);
+	CHECK_STR(h.build_limit,
+		  "topology 'hyperx': parameters 's', 't' give 170859375 switches (S = 15x15x15x15x15x15x15) of 110 "
+		  "ports each (t = 12 of them for terminals): 18794531250 ports; expected fewer than 2^31 (2147483648)");
+	/* Table 1's designs build: marked so, and the network has them. */
+	q = (struct analyze_hx_req){.N = 131072, .R = 128, .B = 0.5};
+	for (int regular = 0; regular < 2; regular++) {
+		CHECK_OK(analyze_hyperx_design(&q, regular, &h, &e), &e);
+		CHECK(h.is_buildable);
+		CHECK_STR(h.build_limit, "");
+		char spec[256] = "hyperx:s=", *p = spec + 9;
+		for (uint32_t k = 0; k < h.L; k++)
+			p += snprintf(p, 16, "%s%u", k ? "x" : "", h.S[k]);
+		p += snprintf(p, 8, ",k=");
+		for (uint32_t k = 0; k < h.L; k++)
+			p += snprintf(p, 16, "%s%u", k ? "x" : "", h.K[k]);
+		snprintf(p, 16, ",t=%u", h.T);
+		struct topo *t = NULL;
+		CHECK_OK(topo_new(spec, &t, &e), &e);
+		if (t) {
+			CHECK_UINT(t->n_routers, ==, h.switches);
+			CHECK_UINT(t->n_endpoints, ==, h.switches * h.T);
+		}
+		topo_free(t);
+	}
+	/* Reach's answer is marked too: 16 dimensions of 4 and 5 switches. */
+	q = (struct analyze_hx_req){.N = 100000000000000ull, .R = 64, .B = 0.5};
+	CHECK_OK(analyze_hyperx_reach(&q, false, &h, &e), &e);
+	CHECK(h.found && !h.is_buildable);
+	CHECK(strstr(h.build_limit, "62500000000 switches; expected at most 2^30") != NULL);
+	/* The family's other limits, each the spec's own refusal. */
+	uint32_t S[17] = {4, 4}, K[17] = {1, 1};
+	CHECK_OK(topo_hyperx_fits(2, S, K, 65536, &e), &e);
+	CHECK_ERR(topo_hyperx_fits(2, S, K, 65537, &e), NL_ERANGE, &e,
+		  "topology 'hyperx': parameter 't' value '65537' out of range: expected a value in 0..65536");
+	K[0] = 1025;
+	CHECK(topo_hyperx_fits(2, S, K, 1, &e) < 0 && strstr(e.msg, "parameter 'k'"));
+	for (int d = 0; d < 17; d++)
+		S[d] = 2, K[d] = 1;
+	CHECK_ERR(topo_hyperx_fits(17, S, K, 1, &e), NL_ERANGE, &e, "1 to 16 dimensions, got 17");
 }
 
 /* Explicit Equality graph from the §3.1 rule, all-sources BFS: the
@@ -625,6 +681,7 @@ int main(void)
 	TEST_RUN(test_hyperx_errors);
 	TEST_RUN(test_hyperx_unreachable_bisection);
 	TEST_RUN(test_hyperx_work_limit);
+	TEST_RUN(test_hyperx_buildable);
 	TEST_RUN(test_equality_eval);
 	TEST_RUN(test_equality_ga);
 	TEST_RUN(test_equality_ga_optimum);
