@@ -265,6 +265,17 @@ static int equality_parse_alias(const char *spec, void *params, struct nl_err *e
 	return 1;
 }
 
+/* The port table's limits for N routers of K network ports and p
+ * endpoints each: build's check, and the design search's. */
+int topo_equality_fits(uint32_t N, uint32_t K, uint64_t p, struct nl_err *err)
+{
+	char given[96];
+
+	snprintf(given, sizeof given, "parameters n=%u, p=%llu with radix K=%u", N, (unsigned long long)p, K);
+	return topo_size_check_named(topo_equality_ops.name, given, N, (double)N * (double)(K + p), (double)N * (double)p,
+				     err);
+}
+
 static int equality_build(struct topo *t, struct nl_err *err)
 {
 	struct equality_params *pr = t->params;
@@ -350,9 +361,7 @@ static int equality_build(struct topo *t, struct nl_err *err)
 		goto out;
 	}
 	pr->k = K;
-	char given[96];
-	snprintf(given, sizeof given, "parameters n=%u, p=%llu with radix K=%u", N, (unsigned long long)p, K);
-	rc = topo_size_check(t, given, N, (double)N * (double)(K + p), (double)N * (double)p, err);
+	rc = topo_equality_fits(N, K, p, err);
 	if (rc < 0)
 		goto out;
 	eq->N = N;

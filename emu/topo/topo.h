@@ -255,6 +255,13 @@ const struct topo_ops *topo_spec_family(const char *spec, struct nl_err *err);
  * searches, whose analytical answers may exceed what the model holds. */
 int topo_hyperx_fits(uint32_t L, const uint32_t *S, const uint32_t *K, uint32_t T, struct nl_err *err);
 
+/* Whether the equality family holds N routers of network radix K and p
+ * endpoints each (its spec's chords aside): 0, or the refusal 'topo
+ * describe' gives (at most 2^30 routers, fewer than 2^31 ports and
+ * endpoints). For the design search, whose --endpoints and --routers
+ * each fit the family's ranges while their product may not. */
+int topo_equality_fits(uint32_t N, uint32_t K, uint64_t p, struct nl_err *err);
+
 /* A file a topology spec reads (topo_spec_files). */
 struct topo_spec_file {
 	const char *path;   /* as it is read (an @FILE without its '@'); a relative name an @FILE's text

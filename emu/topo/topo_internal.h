@@ -51,6 +51,11 @@ extern const struct topo_ops topo_p3_ops;
 int topo_size_check(const struct topo *t, const char *given, double routers, double ports, double endpoints,
 		    struct nl_err *err);
 
+/* topo_size_check for a check with no struct topo (topo_equality_fits):
+ * family names the topology in the refusal. */
+int topo_size_check_named(const char *family, const char *given, double routers, double ports, double endpoints,
+			  struct nl_err *err);
+
 /* "parameters l=2, r=64" of t's plain parameters (a nested base left
  * out) in buf (cut at cap), for the refusal of a family that does not
  * name its own (topo_size_check's `given`). */

@@ -20,15 +20,21 @@ int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fm
 	return nl_errf(err, code, "topology '%s': %s", t->ops->name, msg);
 }
 
-int topo_size_check(const struct topo *t, const char *given, double routers, double ports, double endpoints,
-		    struct nl_err *err)
+int topo_size_check_named(const char *family, const char *given, double routers, double ports, double endpoints,
+			  struct nl_err *err)
 {
 	if (routers <= (1u << 30) && ports < TOPO_EP_BIT && endpoints < TOPO_EP_BIT)
 		return 0;
-	return topo_errf(t, err, NL_ERANGE,
-			 "%s give %.15g routers, %.15g ports and %.15g endpoints; expected at most 2^30 (1073741824) "
-			 "routers and fewer than 2^31 (2147483648) ports and endpoints",
-			 given, routers, ports, endpoints);
+	return nl_errf(err, NL_ERANGE,
+		       "topology '%s': %s give %.15g routers, %.15g ports and %.15g endpoints; expected at most 2^30 "
+		       "(1073741824) routers and fewer than 2^31 (2147483648) ports and endpoints",
+		       family, given, routers, ports, endpoints);
+}
+
+int topo_size_check(const struct topo *t, const char *given, double routers, double ports, double endpoints,
+		    struct nl_err *err)
+{
+	return topo_size_check_named(t->ops->name, given, routers, ports, endpoints, err);
 }
 
 const char *topo_dims_text(char *buf, size_t cap, const uint32_t *v, int n)
