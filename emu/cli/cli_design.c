@@ -70,6 +70,9 @@ static const char equality_usage[] =
 	"a x d (average distance times diameter). Same seed, same result.\n"
 	"A search past about 6 minutes of work (population x (generations + 1)\n"
 	"BFS of N x K steps, at a rate that falls with N) is refused with one line.\n"
+	"A spec past what the equality family builds (N x (K + P) ports or N x P\n"
+	"endpoints of 2^31 or more) ends its line with '(beyond what netloom can\n"
+	"build: REASON)' and has \"buildable\": false in --json.\n"
 	"\n"
 	"  --routers N       routers (even, 6..16777216)\n"
 	"  --radix K         network radix (router-to-router ports, 3..N-1)\n"
@@ -536,7 +539,7 @@ static int eq_names(const struct analyze_eq *e, uint64_t P, char **spec, char **
 
 /* --json: the request, the chords, their names and scores, to o->output. */
 static int eq_write_json(const struct eq_opts *o, const struct analyze_eq *e, const char *spec, const char *nota,
-			 struct nl_err *err)
+			 const char *build_limit, struct nl_err *err)
 {
 	json_t *doc = json_object(), *sa = json_array(), *sb = json_array();
 	for (uint32_t i = 0; i < e->n_sa; i++)
@@ -551,6 +554,7 @@ static int eq_write_json(const struct eq_opts *o, const struct analyze_eq *e, co
 	json_object_set_new(doc, "sb", sb);
 	json_object_set_new(doc, "notation", json_string(nota));
 	json_object_set_new(doc, "spec", json_string(spec));
+	json_object_set_new(doc, "buildable", json_boolean(!build_limit[0]));
 	json_object_set_new(doc, "diameter", json_integer(e->diameter));
 	json_object_set_new(doc, "aspl", json_real(e->aspl));
 	json_object_set_new(doc, "score", json_real(e->score));
@@ -563,7 +567,7 @@ static int eq_write_json(const struct eq_opts *o, const struct analyze_eq *e, co
 
 /* The text report: the design's names and scores, to o->output. */
 static int eq_write_text(const struct eq_opts *o, const struct analyze_eq *e, const char *spec, const char *nota,
-			 struct nl_err *err)
+			 const char *build_limit, struct nl_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -571,7 +575,10 @@ static int eq_write_text(const struct eq_opts *o, const struct analyze_eq *e, co
 	if (!f)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	fprintf(f, "Equality %s (seed 002 §3.3 GA, seed %llu)\n", nota, (unsigned long long)o->seed);
-	fprintf(f, "spec       %s\n", spec);
+	fprintf(f, "spec       %s", spec);
+	if (build_limit[0])
+		fprintf(f, "  (beyond what netloom can build: %s)", build_limit);
+	fputc('\n', f);
 	fprintf(f, "diameter   %u\n", e->diameter);
 	fprintf(f, "aspl       %.6f\n", e->aspl);
 	fprintf(f, "a x d      %.6f\n", e->score);
@@ -610,10 +617,14 @@ static int design_equality_main(int argc, char **argv)
 		analyze_eq_release(&e);
 		return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
 	}
+	/* --routers and --endpoints each fit the family's ranges, their
+	 * product may not: N x (K + P) ports, N x P endpoints. */
+	struct nl_err limit = {0};
+	topo_equality_fits(e.N, e.K, o.P, &limit);
 	if (o.is_json)
-		rc = eq_write_json(&o, &e, spec, nota, &err);
+		rc = eq_write_json(&o, &e, spec, nota, limit.msg, &err);
 	else
-		rc = eq_write_text(&o, &e, spec, nota, &err);
+		rc = eq_write_text(&o, &e, spec, nota, limit.msg, &err);
 	free(spec);
 	free(nota);
 	analyze_eq_release(&e);

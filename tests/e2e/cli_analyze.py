@@ -777,6 +777,7 @@ def case_design_equality():
 def case_design_equality_builds():
     need_family("equality")
     d = run_json("design", "equality", "--routers", "40", "--radix", "6", "--seed", "5", "--json")
+    eq("buildable", d["buildable"], True)
     t = run_json("topo", "describe", d["spec"], "--json")
     eq("routers", t["routers"], 40)
     eq("network degree", t["network_degree"], 6)
@@ -799,6 +800,21 @@ def case_design_equality_builds():
             raise Fail(f"notation with --endpoints 3: {d['notation']}")
         t = run_json("topo", "describe", d["spec"], "--json")
         eq(f"endpoints of {d['spec'][:30]}", t["endpoints"], 3 * r)
+    # --routers and --endpoints each within the family's ranges, their
+    # product past its port table (4x10^9 endpoints): the spec was
+    # printed as if it built. Now its line says so, with the refusal
+    # 'topo describe' gives, and the JSON has "buildable": false.
+    args = ("--routers", "1000000", "--radix", "4", "--endpoints", "4000", "--population", "2", "--generations", "1")
+    d = run_json("design", "equality", *args, "--json")
+    eq("4e9 endpoints: buildable", d["buildable"], False)
+    refusal = ("topology 'equality': parameters n=1000000, p=4000 with radix K=4 give 1000000 routers, 4004000000 "
+               "ports and 4000000000 endpoints; expected at most 2^30 (1073741824) routers and fewer than 2^31 "
+               "(2147483648) ports and endpoints")
+    one_line_error(run("topo", "describe", d["spec"], code=2), "netloom topo describe: " + refusal)
+    lines = run("design", "equality", *args).stdout.decode().splitlines()
+    eq("4e9 endpoints: spec line", lines[1], f"spec       {d['spec']}  (beyond what netloom can build: {refusal})")
+    check("buildable spec line unmarked",
+          "beyond" not in run("design", "equality", "--routers", "40", "--radix", "6", "--seed", "5").stdout.decode())
     # Radix near N: the crossover overflowed the heap (8/7, 10/7, 20/12)
     # and the fill's trade asserted (6/4, 40/34); test_design sweeps them all.
     for r, k in ((6, 4), (8, 7), (10, 7), (20, 12), (40, 34)):
