@@ -67,10 +67,10 @@ int cli_child_start(struct cli_child *c, const char *cmd)
 		return -e;
 	}
 	if (pid == 0) {
-		/* exec sets caught signals (SIGINT, SIGTERM: out_signals_catch)
-		 * to their default action, but keeps ignored ones ignored, and
-		 * keeps the limits. The soft limit only is lowered: the hard one
-		 * is netloom's start one still. */
+		/* exec sets caught signals (SIGINT, SIGTERM, SIGHUP:
+		 * out_signals_catch) to their default action, but keeps
+		 * ignored ones ignored, and keeps the limits. The soft limit
+		 * only is lowered: the hard one is netloom's start one still. */
 		if (cli_start.is_noted) {
 			sigaction(SIGXFSZ, &cli_start.xfsz, NULL);
 			sigaction(SIGPIPE, &cli_start.pipe, NULL);
@@ -106,8 +106,8 @@ int cli_child_wait(struct cli_child *c)
 	if (c->in)
 		fclose(c->in);
 	c->in = NULL;
-	/* A SIGINT or SIGTERM sent to netloom alone (kill PID, not the process
-	 * group) was recorded by out_signals_catch's handler, whose SA_RESTART
+	/* A SIGINT, SIGTERM or SIGHUP sent to netloom alone (kill PID, not
+	 * the process group) was recorded by out_signals_catch's handler, whose SA_RESTART
 	 * restarted waitpid: netloom waited for the program to finish (a
 	 * gnuplot drawing for minutes), the staged chart with it. Held while
 	 * we wait and taken here instead, it is passed on to the program,
@@ -115,10 +115,10 @@ int cli_child_wait(struct cli_child *c)
 	 * again for the handler, so the caller's out_unstage or
 	 * out_staged_del removes what is staged and ends netloom by it, as
 	 * elsewhere. One netloom ignores (SIGINT in a script's background
-	 * job) is left to be ignored: blocked, it would be queued. SIGCHLD
+	 * job, SIGHUP under nohup) is left to be ignored: blocked, it would be queued. SIGCHLD
 	 * wakes the wait at the program's end; the 100 ms tick is for one
 	 * lost to another child. */
-	static const int sigs[] = {SIGINT, SIGTERM};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP}; /* out_signals_catch's */
 	sigset_t set, old;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
@@ -132,7 +132,7 @@ int cli_child_wait(struct cli_child *c)
 	pid_t r;
 	while ((r = waitpid(c->pid, &st, WNOHANG)) == 0 || (r < 0 && errno == EINTR)) {
 		int got = sigtimedwait(&set, NULL, &(struct timespec){.tv_nsec = 100000000});
-		if ((got == SIGINT || got == SIGTERM) && !sig) {
+		if (got > 0 && got != SIGCHLD && !sig) {
 			sig = got;
 			kill(c->pid, sig);
 		} else if (got < 0 && sig && ++n_ticks == CLI_CHILD_GRACE_TICKS) {

@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 	if (!ranks || (c && c->spreads)) {
 		int rc = cli_main_local(argc, argv, false, &c);
 		if (c) {
-			/* SIGINT, SIGTERM: what the command has staged (an
+			/* SIGINT, SIGTERM, SIGHUP: what the command has staged (an
 			 * output's temporary file, --otf2's streams, trace
 			 * export's DIR.tmp-XXXXXX) is removed, then the process
 			 * ends by the signal; with nothing staged (the work) it

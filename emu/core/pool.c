@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/staged.h"
 #include "core/thread.h"
 
 struct pool {
@@ -99,14 +100,14 @@ int pool_run(const struct pool_opts *o, int *rcs, struct nl_err *errs, struct nl
 	atomic_init(&p.next, 1);
 	atomic_init(&p.first_bad, n);
 	pthread_mutex_init(&p.mu, NULL);
-	/* The threads started here never take SIGINT or SIGTERM: the handler
-	 * runs on this thread, the one that changes the staged list
-	 * (core/staged.h is for one thread) and runs the first run, which
-	 * may poll for the signal (replay's --otf2 archive). */
+	/* The threads started here never take SIGINT, SIGTERM or SIGHUP
+	 * (out_signals_add): the handler runs on this thread, the one that
+	 * changes the staged list (core/staged.h is for one thread) and runs
+	 * the first run, which may poll for the signal (replay's --otf2
+	 * archive). */
 	sigset_t block, old;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	out_signals_add(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	size_t started = 0;
 	int e = 0; /* the first failed start's error */

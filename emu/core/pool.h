@@ -57,9 +57,9 @@ struct pool_opts {
  * never have reached it. rcs[i] (o->n of them) gets run i's status: 0,
  * < 0, or 1 when it was not run (only after a failed run; a run started
  * before the failure was known runs to its end); errs[i] its line. The
- * threads started here block SIGINT and SIGTERM, so their handler runs
- * on the calling thread (core/staged.h: the staged list is for one
- * thread). A thread that cannot be started leaves its runs to the
+ * threads started here block SIGINT, SIGTERM and SIGHUP, so their
+ * handler runs on the calling thread (core/staged.h: the staged list is
+ * for one thread). A thread that cannot be started leaves its runs to the
  * others, noted under o->place for the command's warning
  * (nl_thread_short_note, "the WHAT").
  * Returns 0, or NL_ENOMEM (*err) with nothing run. */

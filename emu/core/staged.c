@@ -1,7 +1,7 @@
-/* Staged outputs and SIGINT/SIGTERM (core/staged.h): the list of what a
- * signal must not leave behind, and the handler. Invariants: the list is
- * read and changed only under out_staged_mu, with SIGINT and SIGTERM
- * blocked in that thread, so threads take turns and the handler never
+/* Staged outputs and SIGINT/SIGTERM/SIGHUP (core/staged.h): the list of
+ * what a signal must not leave behind, and the handler. Invariants: the
+ * list is read and changed only under out_staged_mu, with the three
+ * signals blocked in that thread, so threads take turns and the handler never
  * interrupts a change on its own thread; a handler on another thread
  * reads it only when no thread is changing it (out_staged_busy), and
  * then no thread starts again (out_staged_unlink). */
@@ -20,7 +20,7 @@
 
 #include "core/error.h"
 
-/* What a SIGINT or SIGTERM must not leave behind, and the signal waiting
+/* What a SIGINT, SIGTERM or SIGHUP must not leave behind, and the signal waiting
  * for the work's next poll. The only mutable globals of core: a signal
  * handler reaches no context. The handler writes out_pending_sig and
  * reads the list (a second signal unlinks its paths), which is changed
@@ -89,7 +89,7 @@ void out_staged_unlink(void)
 	errno = e;
 }
 
-/* Take the list: SIGINT and SIGTERM blocked in this thread (*old: the
+/* Take the list: the caught signals blocked in this thread (*old: the
  * mask to restore with out_staged_unlock), then the mutex, then the busy
  * flag a handler on another thread waits on. When a handler already
  * reads the list it is ending the process: this thread waits for that. */
@@ -97,8 +97,7 @@ static void out_staged_lock(sigset_t *old)
 {
 	sigset_t set;
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	out_signals_add(&set);
 	pthread_sigmask(SIG_BLOCK, &set, old);
 	pthread_mutex_lock(&out_staged_mu);
 	atomic_store(&out_staged_busy, 1);
@@ -116,19 +115,29 @@ static void out_staged_unlock(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* SIGHUP is a closed terminal or a dropped ssh session: an interrupt the
+ * user did not type, which must leave no more behind than one typed.
+ * nohup ignores it, so an ignored one stays ignored and the work goes
+ * on, as nohup's users expect. */
+static const int out_caught_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+void out_signals_add(sigset_t *set)
+{
+	for (size_t i = 0; i < sizeof out_caught_sigs / sizeof *out_caught_sigs; i++)
+		sigaddset(set, out_caught_sigs[i]);
+}
+
 void out_signals_catch(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM};
 	/* SA_RESTART: work that goes on after a recorded signal does not see
 	 * EINTR. No SA_RESETHAND: a second signal goes through the handler,
 	 * which removes the staged files before it ends the process. */
 	struct sigaction sa = {.sa_handler = out_on_signal, .sa_flags = SA_RESTART}, old;
 	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+	out_signals_add(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof out_caught_sigs / sizeof *out_caught_sigs; i++)
+		if (sigaction(out_caught_sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(out_caught_sigs[i], &sa, NULL);
 }
 
 void out_signals_ignore_xfsz(void)

@@ -1,4 +1,4 @@
-/* Staged outputs and SIGINT/SIGTERM: the list of files and directories a
+/* Staged outputs and SIGINT/SIGTERM/SIGHUP: the list of files and directories a
  * signal must not leave behind, and the handler that removes them. A unit
  * of its own, apart from output.h's writers, so that code built without
  * them (the PMPI recorder's archive writer, traces/record/meson.build)
@@ -11,6 +11,7 @@
 #ifndef NETLOOM_CORE_STAGED_H
 #define NETLOOM_CORE_STAGED_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -26,8 +27,9 @@ struct nl_err;
  * signal always does, after unlinking the staged files (a staged directory
  * stays: removing a tree is not async-signal-safe).
  *
- * out_signals_catch installs the handler for SIGINT and SIGTERM (not for
- * one ignored when the process started): called by netloom's main before
+ * out_signals_catch installs the handler for SIGINT, SIGTERM and SIGHUP
+ * (a closed terminal: treated as SIGTERM), not for one ignored when the
+ * process started (nohup's SIGHUP, a background job's SIGINT): called by netloom's main before
  * any command runs; without it the functions below only keep their list,
  * and a library user's signals are untouched. out_staged_add registers `path` (a file
  * or directory; the caller keeps the string, which may be a mkdtemp
@@ -39,6 +41,11 @@ struct nl_err;
  * registered path (recursively) and re-raises the signal with its
  * default action; out_staged_del polls too. */
 void out_signals_catch(void);
+
+/* Add the signals out_signals_catch catches (SIGINT, SIGTERM, SIGHUP) to
+ * *set: for code that blocks them (threads that must not take them, a
+ * wait that takes them itself) or masks them in a handler of its own. */
+void out_signals_add(sigset_t *set);
 
 /* Ignore SIGXFSZ for the process, so that a write past a file size limit
  * (ulimit -f) fails with EFBIG, as one to a full disk fails with ENOSPC:
@@ -57,7 +64,7 @@ void out_staged_remove(const char *path);
 void out_staged_poll(void);
 
 /* Make the directory `path` (mode 0755) and register it as out_staged_add
- * does, with SIGINT and SIGTERM held off between the two, so a signal
+ * does, with the caught signals held off between the two, so a signal
  * finds no directory or a registered one, never a directory that was
  * there: 1 made (out_staged_del forgets it), 0 when `path` exists (not
  * made, not registered; whether it is a directory is the caller's to
@@ -80,7 +87,7 @@ int out_staged_mkstemp(char *tmpl, bool is_stage, int *mk_errno, struct nl_err *
 
 /* Unlink every registered file not in place yet (a directory stays, but
  * for an out_staged_mkdir one, removed by rmdir when empty by then), at
- * once: async-signal-safe, for a command with a SIGINT/SIGTERM handler of
+ * once: async-signal-safe, for a command with a SIGINT/SIGTERM/SIGHUP handler of
  * its own that ends the process (netloom serve's second signal,
  * docs/live.md "Stopping"). The list is left as it is. */
 void out_staged_unlink(void);

@@ -1114,11 +1114,13 @@ static void test_output_staged_threads(void)
 	CHECK(!out_staged_is_stage(dir));
 	out_remove_tree(dir);
 
-	/* In a child with out_signals_catch, SIGTERM once, or twice at once
-	 * (the second goes through the handler's unlink while the workers
-	 * change the list), as the workers run: the process ends by it, with
-	 * no staged file left. */
-	for (int twice = 0; twice < 2; twice++) {
+	/* In a child with out_signals_catch, SIGTERM or SIGHUP (a closed
+	 * terminal, treated alike) once, or twice at once (the second goes
+	 * through the handler's unlink while the workers change the list,
+	 * which they do with both blocked), as the workers run: the process
+	 * ends by it, with no staged file left. */
+	for (int run = 0; run < 4; run++) {
+		int twice = run & 1, sig = run < 2 ? SIGTERM : SIGHUP;
 		CHECK(mkdtemp(strcpy(dir, "/tmp/nltest-staged-threads-XXXXXX")) != NULL);
 		fflush(NULL);
 		pid_t pid = fork();
@@ -1133,15 +1135,15 @@ static void test_output_staged_threads(void)
 					_exit(10);
 			}
 			usleep(20000);
-			kill(getpid(), SIGTERM);
+			kill(getpid(), sig);
 			if (twice)
-				kill(getpid(), SIGTERM);
+				kill(getpid(), sig);
 			usleep(2000000);
 			_exit(11); /* the signal should have ended it */
 		}
 		int status = 0;
 		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-		CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGTERM);
+		CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), sig);
 		CHECK_EQ(test_count_tmp(dir), 0);
 		out_remove_tree(dir);
 	}
@@ -1193,15 +1195,15 @@ static int test_staged_child(const char *a, const char *b, int sig)
 	return status;
 }
 
-/* SIGINT, SIGTERM during long work (replay --otf2): the staged output is
- * removed at the next poll and the process ends by the signal; with
- * nothing staged the signal ends it at once. */
+/* SIGINT, SIGTERM, SIGHUP during long work (replay --otf2): the staged
+ * output is removed at the next poll and the process ends by the signal;
+ * with nothing staged the signal ends it at once. */
 static void test_output_staged_signals(void)
 {
 	static char a[64], b[64];
 	struct stat st;
-	int sigs[] = {SIGINT, SIGTERM};
-	for (int i = 0; i < 2; i++) {
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (int i = 0; i < 3; i++) {
 		test_staged_tree(a);
 		int status = test_staged_child(a, NULL, sigs[i]);
 		CHECK(WIFSIGNALED(status));
@@ -1222,6 +1224,38 @@ static void test_output_staged_signals(void)
 	/* Nothing staged: the signal's default action, at once. */
 	status = test_staged_child(NULL, NULL, SIGTERM);
 	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGTERM);
+	status = test_staged_child(NULL, NULL, SIGHUP);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGHUP);
+	/* SIGHUP ignored at start (nohup): out_signals_catch leaves it
+	 * ignored, so a closed terminal neither ends the work nor removes
+	 * what it staged; one not ignored gets the handler. */
+	for (int ign = 0; ign < 2; ign++) {
+		test_staged_tree(a);
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			struct sigaction sa;
+			if (ign)
+				signal(SIGHUP, SIG_IGN);
+			out_signals_catch();
+			if (sigaction(SIGHUP, NULL, &sa) != 0)
+				_exit(10);
+			if (!ign)
+				_exit(sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN ? 11 : 0);
+			if (sa.sa_handler != SIG_IGN)
+				_exit(12);
+			if (out_staged_add(a, &(struct nl_err){0}))
+				_exit(13);
+			raise(SIGHUP);
+			out_staged_poll();
+			_exit(0); /* the work went on */
+		}
+		int hst = 0;
+		CHECK(pid > 0 && waitpid(pid, &hst, 0) == pid);
+		CHECK_EQ(WIFSIGNALED(hst) ? 100 + WTERMSIG(hst) : WEXITSTATUS(hst), 0);
+		CHECK(stat(a, &st) == 0); /* left to its owner */
+		out_remove_tree(a);
+	}
 	/* Without out_signals_catch nothing is recorded: a poll returns. */
 	struct nl_err e = {0};
 	test_staged_tree(a);
