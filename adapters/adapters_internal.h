@@ -68,7 +68,7 @@ enum { LE_NEVER_CONNECTED, LE_TIMEOUT, LE_OTHER, LE_N };
 
 /* What stopped a session that still reports its results so far (partial):
  * a signal or the paced lag bound. Other fatal errors stop it without. */
-enum { LS_NONE, LS_SIGINT, LS_SIGTERM, LS_MAX_LAG };
+enum { LS_NONE, LS_SIGINT, LS_SIGTERM, LS_SIGHUP, LS_MAX_LAG };
 
 struct live_qop {
 	struct zp_hdr h;
@@ -173,12 +173,12 @@ struct live_server {
 
 /* "never connected", "connected", "finished", "evicted". */
 const char *live_state_name(unsigned state);
-/* LS_*: "SIGINT", "SIGTERM", "max-lag" (NULL for LS_NONE). */
+/* LS_*: "SIGINT", "SIGTERM", "SIGHUP", "max-lag" (NULL for LS_NONE). */
 const char *live_stop_name(unsigned stop);
 uint64_t live_clock_ns(void); /* monotonic wall clock */
 uint64_t live_clock_ms(void);
 
-/* serve.c: a pending SIGINT/SIGTERM becomes s->fatal (NL_ESTATE); returns s->fatal. */
+/* serve.c: a pending SIGINT/SIGTERM/SIGHUP becomes s->fatal (NL_ESTATE); returns s->fatal. */
 int live_check_stop(struct live_server *s);
 /* serve.c: frames to a client (never blocking), and ERROR frames. `to` is
  * the rank the connection holds, or LIVE_NONE: when its queue is full

@@ -10,10 +10,10 @@
  * Invariants: a rank's ops reach the engine in its seq order (gaps are
  * refused), the engine decides every time, and the socket arrival order
  * never does; one malformed or hostile client never stops the others.
- * SIGINT, SIGTERM and paced mode's --max-lag-ms stop a session the way a
- * fatal error does (ERROR 13 to the ranks), but with a report marked
- * stopped, its per-rank figures partial (up to each rank's last completed
- * op).
+ * SIGINT, SIGTERM, SIGHUP and paced mode's --max-lag-ms stop a session
+ * the way a fatal error does (ERROR 13 to the ranks), but with a report
+ * marked stopped, its per-rank figures partial (up to each rank's last
+ * completed op).
  *
  * Files: serve.c the session (bind, run, clean up) and sending;
  * serve_recv.c frames in, HELLO, refusals, evictions; serve_source.c the
@@ -46,7 +46,9 @@
 #include "session/session.h"
 #include "traces/trace.h"
 
-/* SIGINT and SIGTERM (docs/live.md "Stopping"). The first asks the
+/* SIGINT, SIGTERM and SIGHUP (docs/live.md "Stopping"; SIGHUP, a closed
+ * terminal or ssh session, as SIGTERM, but left ignored under nohup as
+ * out_signals_catch leaves it, so the session goes on). The first asks the
  * session to stop: live_next checks live_stop_sig at every op and every
  * poll (zmq_poll returns early with EINTR, SA_RESTART or not), so the
  * session stops within a heartbeat interval and reports. A second one
@@ -59,7 +61,7 @@
  * file is the trace writer's, not on that list) it waits until the
  * archive is in place. The adapter's only mutable globals: a signal
  * handler reaches no context. */
-enum { LIVE_SIGNAL_BURST_MS = 1000 };
+enum { LIVE_SIGNAL_BURST_MS = 1000, LIVE_N_SIGS = 3 };
 static volatile sig_atomic_t live_stop_sig;  /* the signal that asked the session to stop, or 0 */
 static volatile sig_atomic_t live_kill_held; /* 1 while the archive is assembled: a second signal waits */
 static volatile sig_atomic_t live_kill_sig;  /* the second signal that waited, or 0 */
@@ -94,7 +96,7 @@ int live_check_stop(struct live_server *s)
 {
 	int sig = live_stop_sig;
 	if (sig && !s->fatal) {
-		s->stopped_by = sig == SIGINT ? LS_SIGINT : LS_SIGTERM;
+		s->stopped_by = sig == SIGINT ? LS_SIGINT : sig == SIGHUP ? LS_SIGHUP : LS_SIGTERM;
 		s->fatal = nl_errf(&s->fatal_err, NL_ESTATE, "stopped by %s before every rank finished",
 				   live_stop_name(s->stopped_by));
 	}
@@ -487,26 +489,30 @@ static int live_record_fds_check(uint32_t n_ranks, struct nl_err *err)
 		       n_ranks, need, LIVE_FD_SLACK, (uint64_t)rl.rlim_cur, need);
 }
 
-/* Catch SIGINT and SIGTERM (live_on_signal), or put *old_int, *old_term back. */
-static void live_signals(bool install, struct sigaction *old_int, struct sigaction *old_term)
+/* The signals that stop a session; old[i] is live_sigs[i]'s action before. */
+static const int live_sigs[LIVE_N_SIGS] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Catch SIGINT, SIGTERM and SIGHUP (live_on_signal), or put old back. */
+static void live_signals(bool install, struct sigaction old[LIVE_N_SIGS])
 {
 	if (!install) {
-		sigaction(SIGINT, old_int, NULL);
-		sigaction(SIGTERM, old_term, NULL);
+		for (size_t i = 0; i < LIVE_N_SIGS; i++)
+			sigaction(live_sigs[i], &old[i], NULL);
 		return;
 	}
-	/* Both blocked in the handler: a second signal waits for the first's
+	/* All blocked in the handler: a second signal waits for the first's
 	 * handler. SA_RESTART spares stdio an EINTR; poll(2), under
 	 * zmq_poll, and nanosleep return early whatever it says. */
 	struct sigaction sa = {.sa_handler = live_on_signal, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
+	out_signals_add(&sa.sa_mask);
 	live_stop_sig = 0;
 	live_kill_held = 0;
 	live_kill_sig = 0;
-	sigaction(SIGINT, &sa, old_int);
-	sigaction(SIGTERM, &sa, old_term);
+	for (size_t i = 0; i < LIVE_N_SIGS; i++)
+		if (sigaction(live_sigs[i], NULL, &old[i]) == 0 &&
+		    (live_sigs[i] != SIGHUP || old[i].sa_handler != SIG_IGN)) /* nohup */
+			sigaction(live_sigs[i], &sa, NULL);
 }
 
 /* For the beside-trace live side (session_src_side), as live_finish_ps: a
@@ -761,7 +767,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE,
 				.stall_head = LIVE_NONE};
 	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
-	struct sigaction old_int, old_term;
+	struct sigaction old_sigs[LIVE_N_SIGS];
 	bool has_signals = false;
 	if (o->n_ranks == 0)
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
@@ -778,10 +784,10 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	}
 	int rc = live_serve_build(&s, sim, err);
 	if (rc == 0) {
-		/* SIGINT, SIGTERM: stop, tell the ranks, report
+		/* SIGINT, SIGTERM, SIGHUP: stop, tell the ranks, report
 		 * (live_on_signal), from before the first file is made to the
 		 * end. */
-		live_signals(true, &old_int, &old_term);
+		live_signals(true, old_sigs);
 		has_signals = true;
 		rc = live_serve_listen(&s, sim, &msgs_tmp, err);
 	}
@@ -789,7 +795,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		rc = live_serve_finish(&s, session_src_run(s.eng, err), &msgs_tmp, err);
 	live_server_release(&s, &msgs_tmp);
 	if (has_signals)
-		live_signals(false, &old_int, &old_term);
+		live_signals(false, old_sigs);
 	stats_hist_release(&s.residence_ns);
 	stats_hist_release(&s.lag_ns);
 	if (o->is_unwritten)

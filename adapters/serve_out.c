@@ -26,7 +26,7 @@ const char *live_state_name(unsigned state)
 
 const char *live_stop_name(unsigned stop)
 {
-	static const char *const names[] = {NULL, "SIGINT", "SIGTERM", "max-lag"};
+	static const char *const names[] = {NULL, "SIGINT", "SIGTERM", "SIGHUP", "max-lag"};
 	return stop < sizeof names / sizeof names[0] ? names[stop] : "?";
 }
 

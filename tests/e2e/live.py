@@ -99,7 +99,7 @@ def expect(cond, msg):
 
 
 class Server:
-    def __init__(self, d, n, *extra, name='s'):
+    def __init__(self, d, n, *extra, name='s', preexec_fn=None):
         self.ep = 'ipc://%s/%s.sock' % (d, name)
         self.msgs = os.path.join(d, name + '.msgs')
         self.json = os.path.join(d, name + '.json')
@@ -108,7 +108,7 @@ class Server:
         self.err = os.path.join(d, name + '.err')
         args = [NETLOOM, 'serve', '--ranks', str(n), '--listen', self.ep, '--messages', self.msgs,
                 '--json', self.json, '--record', self.rec] + list(extra)
-        self.p = popen(args, stdout=open(self.out, 'w'), stderr=open(self.err, 'w'))
+        self.p = popen(args, stdout=open(self.out, 'w'), stderr=open(self.err, 'w'), preexec_fn=preexec_fn)
         # Wait for the socket so clients do not race the bind.
         path = self.ep[len('ipc://'):]
         t0 = time.time()
@@ -3533,13 +3533,15 @@ def check_partial(name, doc, text):
 
 
 def case_signal(d):
-    """SIGTERM or SIGINT stop `netloom serve` cleanly: the connected ranks
-    get ERROR 13 at once (not after their timeout), the report and JSON are
-    written marked stopped, no archive, exit status 1 with one line."""
+    """SIGTERM, SIGINT or SIGHUP (a closed terminal) stop `netloom serve`
+    cleanly: the connected ranks get ERROR 13 at once (not after their
+    timeout), the report and JSON are written marked stopped, no archive
+    and no socket file, exit status 1 with one line. SIGHUP killed the
+    server, leaving the socket file, and said nothing."""
     need_pyzmq()
     script = os.path.join(d, 'stopped.py')
     open(script, 'w').write(STOPPED)
-    for sig, name in ((signal.SIGTERM, 'SIGTERM'), (signal.SIGINT, 'SIGINT')):
+    for sig, name in ((signal.SIGTERM, 'SIGTERM'), (signal.SIGINT, 'SIGINT'), (signal.SIGHUP, 'SIGHUP')):
         s = Server(d, 3 if sig == signal.SIGTERM else 2, '-s', 'backend=analytic', name=name.lower())
         if sig == signal.SIGTERM:  # three Python ranks that did known work
             cl, cl1, cl2 = [popen([PY, script, PYDIR, s.ep, str(r)], stdout=subprocess.PIPE,
@@ -3566,8 +3568,8 @@ def case_signal(d):
         expect(rc == 1 and err[-1] == 'netloom serve: stopped by %s before every rank finished' % name,
                '%s: rc %d, stderr %s' % (name, rc, err))
         told = 'stopped by %s before every rank finished' % name
-        expect(told in out and (sig == signal.SIGINT or 'error after' in out), '%s: client: %s' % (name, out))
-        if sig == signal.SIGINT:
+        expect(told in out and (sig != signal.SIGTERM or 'error after' in out), '%s: client: %s' % (name, out))
+        if sig != signal.SIGTERM:
             expect('session stopped' in out and cl.returncode != 0, 'C client: %d %s' % (cl.returncode, out))
         else:
             for i, c in ((1, cl1), (2, cl2)):
@@ -3577,10 +3579,11 @@ def case_signal(d):
         live = json.load(open(s.json))['live']
         expect(live['stopped'] is True and live.get('stopped_by') == name and live['stop_reason'] == told
                and live['ranks'][0]['state'] == 'connected'
-               and live['jobs'][0]['never_connected'] == (1 if sig == signal.SIGINT else 0),
+               and live['jobs'][0]['never_connected'] == (0 if sig == signal.SIGTERM else 1),
                '%s: JSON live: %s' % (name, live))
         expect(told in open(s.out).read(), '%s: text report: %s' % (name, open(s.out).read()))
         expect(not os.path.exists(s.rec), '%s: a stopped session left an archive' % name)
+        expect(not os.path.exists(s.ep[len('ipc://'):]), '%s: the socket file was left' % name)
         # The --messages log (staged) is moved into place with the
         # messages delivered before the stop, as the report counts them.
         first = open(s.out).readline().split()
@@ -3589,6 +3592,17 @@ def case_signal(d):
                '%s: --messages: %r, report: %s' % (name, open(s.msgs).read(), first))
         expect(not [f for f in os.listdir(d) if f.startswith(os.path.basename(s.msgs) + '.')],
                '%s: a temporary --messages file was left: %s' % (name, os.listdir(d)))
+    # Under nohup (SIGHUP ignored at start) a closed terminal does not
+    # stop the session: it goes on until a SIGTERM.
+    s = Server(d, 2, '-s', 'backend=analytic', name='nohup',
+               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    s.p.send_signal(signal.SIGHUP)
+    time.sleep(0.5)
+    expect(s.p.poll() is None, 'nohup: SIGHUP ended the server: rc %s' % s.p.poll())
+    s.p.send_signal(signal.SIGTERM)
+    rc, err = s.wait(), open(s.err).read().splitlines()
+    expect(rc == 1 and err[-1:] == ['netloom serve: stopped by SIGTERM before every rank finished'],
+           'nohup: rc %d, stderr %s' % (rc, err))
     # A session that finishes says it was not stopped.
     f, _ = run_ring(d, 2, iters=1, extra=('-s', 'backend=analytic'), name='notstopped')
     live = json.load(open(f.json))['live']
@@ -3691,7 +3705,8 @@ def signal_twice(d):
     # The second signal 1.5 s after the first, while the stop waits to
     # write --json into a FIFO: the server ends by it, and every temporary
     # file goes (the JSON's, staged in TMPDIR, the streams, the socket);
-    # --messages was in place before.
+    # --messages was in place before. A SIGHUP (a closed terminal) counts
+    # as a second signal as SIGTERM does.
     k = os.path.join(d, 'kill')
     os.mkdir(k)
     os.mkfifo(os.path.join(k, 'j.fifo'))
@@ -3704,13 +3719,13 @@ def signal_twice(d):
     time.sleep(1.5)
     expect(p.poll() is None, 'the stop did not wait for the FIFO (rc %s)' % p.poll())
     staged = sorted(set(os.listdir(t) + os.listdir(k)) - set(keep + ('j.fifo', 'run')))
-    p.send_signal(signal.SIGTERM)
+    p.send_signal(signal.SIGHUP)
     rc = p.wait(TMO)
     for c in cl:
         c.kill()
         c.wait(TMO)
     left = sorted(set(os.listdir(t) + os.listdir(k)) - set(keep + ('j.fifo', 'run')))
-    expect(rc == -signal.SIGTERM and left == [] and len(staged) >= 4,
+    expect(rc == -signal.SIGHUP and left == [] and len(staged) >= 4,
            'second signal: rc %d, left %s (staged before it: %s)' % (rc, left, staged))
 
 
