@@ -2095,7 +2095,7 @@ def case_sweep_plot():
 
 
 def case_sweep_plot_signal():
-    """SIGTERM or SIGINT while sweep's gnuplot draws (or run's JSON is
+    """SIGTERM, SIGINT or SIGHUP while sweep's gnuplot draws (or run's JSON is
     staged): netloom removes the staged chart, ends by the signal, and the
     JSON written before the chart is whole. sweep and run installed no
     handler, so the signal left c.svg.tmpXXXXXX beside the results. The
@@ -2107,19 +2107,21 @@ def case_sweep_plot_signal():
         write(os.path.join(gp_dir, "gnuplot"),
               '#!/bin/sh\ncat > /dev/null\necho $$ > "$GP_PID.tmp" && mv "$GP_PID.tmp" "$GP_PID"\nexec sleep 120\n')
         os.chmod(os.path.join(gp_dir, "gnuplot"), 0o755)
-        for sig, code in ((signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, -signal.SIGINT)):
+        for sig, code in ((signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, -signal.SIGINT),
+                          (signal.SIGHUP, -signal.SIGHUP)):
             name = signal.Signals(sig).name
             out = os.path.join(tmp, name)
             os.mkdir(out)
             gp_pid = os.path.join(out, "gp.pid")
             env = dict(ENV, PATH=gp_dir + os.pathsep + ENV.get("PATH", ""), GP_PID=gp_pid)
             js, svg = os.path.join(out, "c.json"), os.path.join(out, "c.svg")
-            # SIGINT at its default action in the child (a background job
-            # of a script may start with it ignored, which netloom keeps).
+            # SIGINT and SIGHUP at their default action in the child (a
+            # background job of a script may start with SIGINT ignored, one
+            # under nohup with SIGHUP, which netloom keeps).
             p = subprocess.Popen([os.path.abspath(NETLOOM), "sweep", *SMALL, "--rates", "0.1:0.2:0.1",
                                   "--json", js, "--plot", svg], env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT,
-                                                                                          signal.SIG_DFL))
+                                 stderr=subprocess.PIPE, preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL)
+                                                                             for s in (signal.SIGINT, signal.SIGHUP)])
             try:
                 for _ in range(1200):
                     if os.path.exists(gp_pid) or p.poll() is not None:
