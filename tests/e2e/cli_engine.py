@@ -1389,9 +1389,9 @@ def case_option_values():
         # hexadecimal floats were read ('--bisection 0x10' designed for 16).
         for bad in (f" {v}", f"\t{v}", f"{v} ") + ((" -1", "-1", "+1") if unsigned else ("0x10", "-0X1p-1")):
             p = run(*args, bad, code=2)
-            # replay says every line as clean text (nl_err_one_line): a
-            # tab in the value is written '\t', as in its other errors.
-            one_line_error(p, msg(bad.replace("\t", "\\t") if args[0] == "replay" else bad))
+            # Every command says its lines as clean text (nl_err_one_line,
+            # cli_usage_error): a tab in the value is written '\t'.
+            one_line_error(p, msg(bad.replace("\t", "\\t")))
     # Every command's options with a value, given twice, are refused as
     # run's and sweep's are: the last one won silently ('design hyperx
     # --terminals 64 ... --terminals 128' designed for 128). -c and -s of
