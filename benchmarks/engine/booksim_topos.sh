@@ -55,6 +55,18 @@ netloom=$1
 mode=$2
 case=$3
 load=$4
+# The mode, then the binaries, before anything runs (README: a NETLOOM
+# that is not an executable is one line and exit 2, not bash's exit 127).
+case $mode in
+speed | memory | vs) ;;
+*) echo "booksim_topos.sh: mode '$mode': expected speed, memory or vs" >&2; exit 2 ;;
+esac
+if [ "$(basename "$netloom")" = booksim ]; then
+  bench_exe booksim_topos.sh BOOKSIM "$netloom"
+  [ -z "${NETLOOM:-}" ] || bench_exe booksim_topos.sh NETLOOM "$NETLOOM"
+else
+  bench_exe booksim_topos.sh NETLOOM "$netloom"
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 cfg=$here/../validation/booksim/$case.cfg
 [ -f "$cfg" ] || { echo "booksim_topos.sh: $cfg: no such BookSim configuration" >&2; exit 2; }
@@ -189,9 +201,5 @@ PY
   sort -n "$dir/ratios" | awk -v c="$case" -v l="$load" '{v[NR] = $1} END {
     printf "%s at %s: netloom / BookSim2 flit-hops per CPU second, median of %d pairs: %.1fx\n", c, l, NR,
       (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
-  ;;
-*)
-  echo "booksim_topos.sh: mode '$mode': expected speed, memory or vs" >&2
-  exit 2
   ;;
 esac

@@ -49,6 +49,17 @@ for s in threads.sh mpi.sh mpi_memory.sh; do
 	done
 	refused "$s: NETLOOM '$dir/no-netloom': not an executable" "$engine/$s" "$dir/no-netloom" 2
 done
+# booksim_topos.sh: a NETLOOM that is not an executable ended in bash's
+# "No such file or directory", exit 127; a wrong mode was refused only
+# after the conversion. Both before anything runs.
+refused "booksim_topos.sh: NETLOOM '$dir/no-netloom': not an executable" \
+	"$engine/booksim_topos.sh" "$dir/no-netloom" speed ff_ranmin 0.3
+refused "booksim_topos.sh: mode 'bogus': expected speed, memory or vs" \
+	"$engine/booksim_topos.sh" "$dir/no-netloom" bogus ff_ranmin 0.3
+# BookSim2's memory mode (a binary named booksim): NETLOOM converts.
+mkdir -p "$dir/bs" && ln -sf "$(realpath "$trace")" "$dir/bs/booksim"
+refused "booksim_topos.sh: NETLOOM '$dir/no-netloom': not an executable" \
+	env NETLOOM="$dir/no-netloom" "$engine/booksim_topos.sh" "$dir/bs/booksim" memory ff_ranmin 0.3
 # bench_replay_mpi.sh (docs/scaling.md, "Trace replay over ranks"): RANKS
 # 0 ended in a ZeroDivisionError after a minute of replays.
 for v in 0 abc -1; do
