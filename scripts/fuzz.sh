@@ -16,6 +16,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage="usage: scripts/fuzz.sh [--execs N] [MINUTES [TARGET...]] (each target MINUTES, default 10; tests/fuzz/README.md)"
+case "${1:-}" in
+  -h | --help) echo "$usage"; exit 0 ;;
+  --execs) ;;
+  -*) echo "scripts/fuzz.sh: unknown option '$1' (expected --execs N or -h)" >&2; echo "$usage" >&2; exit 2 ;;
+esac
 want_execs=0
 if [ "${1:-}" = --execs ]; then
   want_execs=${2:-}
