@@ -81,7 +81,17 @@ int zp_curve_read(const char *path, char pub[ZP_Z85_KEY + 1], char sec[ZP_Z85_KE
 		int is_sec = 0;
 		if (!(v = curve_field(line, "public")) && !(is_sec = 1, v = curve_field(line, "secret")))
 			continue; /* comments and anything else */
-		if (!zp_curve_valid(v)) {
+		if (is_sec && !sec) {
+			/* Only a client reads a file for its public key alone:
+			 * the server's. Its key pair (server.key given for
+			 * server.key.pub) was read for its public line without
+			 * a word, leaving the server's secret with every client. */
+			size_t n = strlen(path);
+			int is_pub = n >= 4 && !strcmp(path + n - 4, ".pub");
+			rc = nl_errf(err, NL_ECONFIG, "CURVE server key file '%s' holds a secret key (line %u); expected "
+				     "the server's public key file (%s%s): a client never needs the server's secret",
+				     path, lineno, is_pub ? "the .pub --curve-keygen wrote" : path, is_pub ? "" : ".pub");
+		} else if (!zp_curve_valid(v)) {
 			/* A secret key's text is never quoted, not even the
 			 * part of a malformed one: the message goes to logs. */
 			char why[128];

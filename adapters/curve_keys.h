@@ -16,9 +16,11 @@ struct nl_err;
 #define ZP_Z85_KEY 40 /* characters of a Z85 key, without the NUL */
 
 /* Read path's public key into pub (and, when sec is not NULL, its secret
- * key, which must then be there and be the public key's pair). Keys come
- * out as NUL-terminated Z85. 0, or NL_EIO / NL_ECONFIG naming the file,
- * line and what was expected; a message never quotes a secret key. */
+ * key, which must then be there and be the public key's pair). With sec
+ * NULL, path is the server's public key file as a client reads it, and a
+ * secret key there is refused. Keys come out as NUL-terminated Z85. 0, or
+ * NL_EIO / NL_ECONFIG naming the file, line and what was expected; a
+ * message never quotes a secret key. */
 int zp_curve_read(const char *path, char pub[ZP_Z85_KEY + 1], char sec[ZP_Z85_KEY + 1], struct nl_err *err);
 
 /* Whether s is a valid Z85 key (40 characters that decode to 32 bytes). */

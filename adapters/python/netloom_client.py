@@ -86,7 +86,8 @@ def _z85_why(v):
 def read_curve_key(path, secret=False):
     """(public, secret or None) from a netloom CURVE key file, Z85 bytes;
     with secret=True the secret key must be there, and be the public key's
-    pair. Refused with the C client's words (adapters/curve_keys.c), which
+    pair; with secret=False the file is the server's public key file, and
+    a secret key there is refused. Refused with the C client's words (adapters/curve_keys.c), which
     never quote a secret key."""
     # open() takes an int as a file descriptor: curve_key=3 read (and then
     # closed) whatever fd 3 was, where C's const char * takes a name only.
@@ -106,6 +107,13 @@ def read_curve_key(path, secret=False):
             name, val = name.strip(), val.strip()
             if not eq or name not in ('public', 'secret'):
                 continue  # comments and anything else
+            if name == 'secret' and not secret:
+                # Only the server's file is read for its public key alone:
+                # its key pair (server.key for server.key.pub) was taken.
+                pub = os.fspath(path)[-4:] in ('.pub', b'.pub')
+                raise NetloomError("CURVE server key file '%s' holds a secret key (line %d); expected the server's "
+                                   "public key file (%s): a client never needs the server's secret"
+                                   % (path, n, 'the .pub --curve-keygen wrote' if pub else '%s.pub' % path))
             why = _z85_why(val)
             if why and name == 'secret':
                 raise NetloomError("CURVE key file '%s' line %d: malformed secret key (%s), expected 40 Z85 characters"

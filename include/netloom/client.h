@@ -72,7 +72,9 @@ NL_CLIENT_API int nl_client_connect(nl_client **c, const char *endpoint, uint32_
  * `netloom serve --curve-keygen`, docs/live.md "Encryption"). A server
  * that does not allow the client's key, or whose key is not server_pub's,
  * fails the handshake, and the call at once, saying which ("the server at
- * 'EP' refused this client's CURVE key (ZAP status 400): ..."). */
+ * 'EP' refused this client's CURVE key (ZAP status 400): ..."). A
+ * server_pub holding a secret key (the server's key pair given for its
+ * .pub) is refused before any connection: a client never needs it. */
 NL_CLIENT_API int nl_client_connect_curve(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
 					  uint64_t token, int timeout_ms, const char *server_pub,
 					  const char *key_file, char *errbuf, size_t errcap);

@@ -1918,6 +1918,21 @@ def curve_key_files(d, keys):
         want += ['py ' + msg, 'c ' + msg]
     expect(r.returncode == 0 and r.stdout.splitlines() == want and not leaks(r.stdout, secret(sk)),
            'client key files: %d %s %s\nexpected\n%s' % (r.returncode, r.stdout, r.stderr, '\n'.join(want)))
+    # The server's key pair given for its .pub (server.key for
+    # server.key.pub): its public line was read without a word, and every
+    # client then held the server's secret. Refused naming the line, in
+    # both clients alike; a .pub that holds a secret is named as such.
+    pubsec = os.path.join(d, 'copy.pub')
+    open(pubsec, 'w').write(open(sk).read())
+    for path, expected in ((sk, sk + '.pub'), (pubsec, 'the .pub --curve-keygen wrote')):
+        r = subprocess.run([PY, script, PYDIR, LIBCLIENT, 'ipc://%s/nobody' % d, path, ak],
+                           capture_output=True, text=True, timeout=TMO)
+        msg = ("CURVE server key file '%s' holds a secret key (line 3); expected the server's public key file (%s): "
+               "a client never needs the server's secret" % (path, expected))
+        want = ['py ' + msg, 'c ' + msg]
+        expect(r.returncode == 0 and r.stdout.splitlines() == want and not leaks(r.stdout, secret(sk)),
+               'server key pair for its .pub: %d %s %s\nexpected\n%s' % (r.returncode, r.stdout, r.stderr,
+                                                                        '\n'.join(want)))
 
 
 # What a client says when the handshake before its WELCOME fails, the
