@@ -249,6 +249,8 @@ static const char cl_null_msg[] = "NULL client, expected one from nl_client_conn
 
 uint32_t nl_client_rank(const nl_client *c) { return c ? c->rank : 0; }
 uint32_t nl_client_size(const nl_client *c) { return c ? c->size : 0; }
+uint32_t nl_client_job_first(const nl_client *c) { return c ? c->job_first : 0; }
+uint32_t nl_client_job_size(const nl_client *c) { return c ? c->job_size : 0; }
 uint64_t nl_client_now_ps(const nl_client *c) { return c ? c->now_ps : 0; }
 const char *nl_client_error(const nl_client *c) { return c ? c->err : cl_null_msg; }
 

@@ -81,6 +81,14 @@ NL_CLIENT_API int nl_client_connect_curve(nl_client **c, const char *endpoint, u
 
 NL_CLIENT_API uint32_t nl_client_rank(const nl_client *c);
 NL_CLIENT_API uint32_t nl_client_size(const nl_client *c);
+/* The world ranks of the caller's job (`netloom serve --jobs`, docs/live.md
+ * "Jobs"): job_first .. job_first + job_size - 1, as the WELCOME gave
+ * them, so a program builds its ring or grid over rank - job_first within
+ * job_size while talking in world ranks. Without --jobs (one job of all
+ * ranks): 0 and nl_client_size(). Python's Client.job_first and job_size.
+ * A NULL client gives 0 for both. */
+NL_CLIENT_API uint32_t nl_client_job_first(const nl_client *c);
+NL_CLIENT_API uint32_t nl_client_job_size(const nl_client *c);
 /* Virtual time, ps, from the server's last DONE: set when a blocking recv,
  * wait, waitall, barrier or close returns, at allreduce_sum's receives, and
  * when a blocking send returns in paced mode only. isend, irecv, compute

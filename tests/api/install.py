@@ -233,7 +233,8 @@ L.nl_client_connect.argtypes = [P, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_ui
                                 ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
 L.nl_client_error.argtypes = [V]
 L.nl_client_error.restype = ctypes.c_char_p
-for f in ("nl_client_send", "nl_client_barrier", "nl_client_compute", "nl_client_rank"):
+for f in ("nl_client_send", "nl_client_barrier", "nl_client_compute", "nl_client_rank", "nl_client_job_first",
+          "nl_client_job_size"):
     getattr(L, f).argtypes = {"nl_client_send": [V, ctypes.c_uint32, ctypes.c_int32, V, ctypes.c_size_t],
                               "nl_client_compute": [V, ctypes.c_uint64]}.get(f, [V])
 c, err = ctypes.c_void_p(1), ctypes.create_string_buffer(256)
@@ -242,7 +243,8 @@ print(rc, c.value, err.value.decode())
 rc = L.nl_client_connect(None, b"ipc:///nonexistent/x", 0, 1, 0, 500, err, 256)
 print(rc, err.value.decode())
 print(L.nl_client_send(None, 0, 0, None, 8), L.nl_client_barrier(None), L.nl_client_compute(None, 1),
-      L.nl_client_rank(None), L.nl_client_error(None).decode())
+      L.nl_client_rank(None), L.nl_client_job_first(None), L.nl_client_job_size(None),
+      L.nl_client_error(None).decode())
 # An endpoint holding a carriage return is quoted escaped: one line.
 rc = L.nl_client_connect(ctypes.byref(c), b"tcp://a\rb", 0, 1, 0, 500, err, 256)
 print(rc, err.value.decode())
@@ -261,6 +263,8 @@ for call in (lambda: L.nl_client_send(c, 0, 0, None, 8), lambda: L.nl_client_ise
              lambda: L.nl_client_waitall(c, None, 2, None)):
     rc = call()
     print(rc, L.nl_client_error(c).decode())
+# A session of one job (no --jobs): the job is every rank, 0 and size.
+print("job", L.nl_client_job_first(c), L.nl_client_job_size(c))
 print("close", L.nl_client_close(c))
 '''
     with tempfile.TemporaryDirectory() as sd:
@@ -278,13 +282,14 @@ print("close", L.nl_client_close(c))
                 srv.wait()
     want = ["-1 None connect: NULL endpoint, expected tcp://HOST:PORT or ipc://PATH",
             "-1 connect: NULL client pointer, expected where to store the client",
-            "-1 -1 -1 0 NULL client, expected one from nl_client_connect",
+            "-1 -1 -1 0 0 0 NULL client, expected one from nl_client_connect",
             "-1 connect 'tcp://a\\rb': Invalid argument, expected tcp://HOST:PORT or ipc://PATH (as netloom serve "
             "--listen gives it)",
             "-1 send: NULL buf with 8 bytes, expected a buffer",
             "-1 isend: NULL req, expected where to store the request",
             "-1 irecv: NULL buf with 8 bytes, expected a buffer",
             "-1 waitall: NULL reqs with 2 requests, expected an array",
+            "job 0 1",
             "close 0"]
     if nc.returncode != 0 or nc.stdout.splitlines() != want:
         fail(f"client NULL arguments: exit {nc.returncode}, got {nc.stdout.splitlines()}, expected {want}\n"

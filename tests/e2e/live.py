@@ -3427,6 +3427,7 @@ ep, r, job, lang, lib = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.arg
 vals = [float(r), 1.0, 0.5 * r]
 if lang == 'py':
     c = nl.Client(ep, r, job=job, timeout_ms=8000)
+    rng = (c.job_first, c.job_size)
     out = c.allreduce_sum(vals)
     c.barrier(); c.close()
 else:   # the C client (libnetloom-client) through ctypes
@@ -3440,6 +3441,8 @@ else:   # the C client (libnetloom-client) through ctypes
     c, err = ctypes.c_void_p(), ctypes.create_string_buffer(256)
     if L.nl_client_connect(ctypes.byref(c), ep.encode(), r, job, 0, 8000, err, 256) < 0:
         sys.exit('connect: ' + err.value.decode())
+    L.nl_client_job_first.argtypes = L.nl_client_job_size.argtypes = [ctypes.c_void_p]
+    rng = (L.nl_client_job_first(c), L.nl_client_job_size(c))
     L.nl_client_compute.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
     if L.nl_client_compute(c, 2**64 - 1) != -1 or not L.nl_client_error(c).startswith(
             b'compute: duration 18446744073709551615 ps, expected at most 2^62'):
@@ -3450,6 +3453,9 @@ else:   # the C client (libnetloom-client) through ctypes
     out = list(buf)
     if L.nl_client_close(c) < 0:
         sys.exit('close failed')
+# The job's world ranks as the WELCOME gave them (--jobs 2,3).
+if rng != {1: (0, 2), 2: (2, 3)}[job]:
+    sys.exit('job %d: job_first, job_size %s' % (job, rng))
 print('sum', ' '.join('%g' % x for x in out))
 """
 
