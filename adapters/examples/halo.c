@@ -1,6 +1,8 @@
 /* live_halo: one rank of a periodic 2-D halo exchange over `netloom serve`.
- *   live_halo ENDPOINT RANK PX ITERS BYTES
- * The ranks form a PX x (size / PX) torus; each iteration posts receives
+ *   live_halo ENDPOINT RANK PX ITERS BYTES [JOB]
+ * RANK is a world rank of job JOB (default 1; `netloom serve --jobs`,
+ * docs/live.md "Jobs"). The job's ranks (all ranks without --jobs) form a
+ * PX x (job size / PX) torus, in order from its first; each iteration posts receives
  * from the four neighbours, sends to them, waits for all eight requests (one waitall), checks every
  * payload and computes 2 us of virtual time. Prints each receive as
  * live_ring does. Exit 0 on success, 1 on any error or wrong payload. */
@@ -34,8 +36,8 @@ static uint64_t arg_num(char **argv, int i, const char *name, uint64_t min, uint
 
 int main(int argc, char **argv)
 {
-	if (argc != 6) {
-		fprintf(stderr, "usage: live_halo ENDPOINT RANK PX ITERS BYTES\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: live_halo ENDPOINT RANK PX ITERS BYTES [JOB]\n");
 		return 2;
 	}
 	/* PX 0 is no grid whatever the session's size: refused before the
@@ -44,26 +46,29 @@ int main(int argc, char **argv)
 		 px = (uint32_t)arg_num(argv, 3, "PX", 1, UINT32_MAX);
 	int iters = (int)arg_num(argv, 4, "ITERS", 0, INT_MAX);
 	size_t bytes = (size_t)arg_num(argv, 5, "BYTES", 0, UINT32_MAX);
+	uint64_t job = argc == 7 ? arg_num(argv, 6, "JOB", 0, UINT32_MAX) : 1; /* HELLO's job field is 32 bits */
 	if (bytes < 8)
 		bytes = 8;
 	char err[1024]; /* any reason, a server's whole ERROR text included */
 	nl_client *c;
-	if (nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err) < 0) {
+	if (nl_client_connect(&c, argv[1], rank, job, 0, 20000, err, sizeof err) < 0) {
 		fprintf(stderr, "live_halo: connect: %s\n", err);
 		return 1;
 	}
-	uint32_t n = nl_client_size(c);
+	/* The grid is over the job's ranks, first..first+n-1 (world ranks on
+	 * the wire): the server refuses a message to another job's rank. */
+	uint32_t first = nl_client_job_first(c), n = nl_client_job_size(c);
 	if (n % px) {
-		fprintf(stderr, "%s: PX '%s': expected a divisor of the session's size (%" PRIu32
+		fprintf(stderr, "%s: PX '%s': expected a divisor of the job's size (%" PRIu32
 			"): its ranks form a grid PX wide\n", PROG, argv[3], n);
 		nl_client_close(c);
 		return 2;
 	}
-	uint32_t py = n / px, x = rank % px, y = rank / px;
+	uint32_t py = n / px, x = (rank - first) % px, y = (rank - first) / px;
 	/* Directions: 0 east, 1 west, 2 north, 3 south; a message sent east
 	 * arrives from the west, so the receive from direction d uses d's opposite tag. */
-	uint32_t nb[4] = {y * px + (x + 1) % px, y * px + (x + px - 1) % px, ((y + 1) % py) * px + x,
-			  ((y + py - 1) % py) * px + x};
+	uint32_t nb[4] = {first + y * px + (x + 1) % px, first + y * px + (x + px - 1) % px,
+			  first + ((y + 1) % py) * px + x, first + ((y + py - 1) % py) * px + x};
 	unsigned char *out = malloc(4 * bytes), *in = malloc(4 * bytes);
 	int rc = 1;
 	if (!out || !in)

@@ -1,7 +1,11 @@
 /* live_ring: one rank of a ring over `netloom serve`.
- *   live_ring ENDPOINT RANK ITERS BYTES [RING]
- * With RING (< the session's ranks), only ranks 0..RING-1 form the ring
- * and the allreduce and barrier (which need every rank) are skipped.
+ *   live_ring ENDPOINT RANK ITERS BYTES [RING [JOB]]
+ * RANK is a world rank of job JOB (default 1; `netloom serve --jobs`,
+ * docs/live.md "Jobs"), and the ring is the job's ranks in order
+ * (nl_client_job_first, nl_client_job_size): all ranks without --jobs.
+ * With RING (0 < RING < the job's ranks), only the job's first RING ranks
+ * form the ring and the allreduce and barrier (which need every rank of
+ * the job) are skipped; RING 0 is the whole job.
  * Each iteration: compute (1 + rank mod 3) us of virtual time, send BYTES
  * to the right neighbour, receive from the left one, check the payload
  * (its first 8 bytes name the iteration and the sender, the rest is a
@@ -48,14 +52,15 @@ static int fail(nl_client *c, const char *what, void *out, void *in)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 && argc != 6) {
-		fprintf(stderr, "usage: live_ring ENDPOINT RANK ITERS BYTES [RING]\n");
+	if (argc < 5 || argc > 7) {
+		fprintf(stderr, "usage: live_ring ENDPOINT RANK ITERS BYTES [RING [JOB]]\n");
 		return 2;
 	}
 	uint32_t rank = (uint32_t)arg_num(argv, 2, "RANK", UINT32_MAX);
 	int iters = (int)arg_num(argv, 3, "ITERS", INT_MAX);
 	size_t bytes = (size_t)arg_num(argv, 4, "BYTES", UINT32_MAX);
-	uint64_t ring = argc == 6 ? arg_num(argv, 5, "RING", UINT32_MAX) : 0;
+	uint64_t ring = argc >= 6 ? arg_num(argv, 5, "RING", UINT32_MAX) : 0;
+	uint64_t job = argc == 7 ? arg_num(argv, 6, "JOB", UINT32_MAX) : 1; /* HELLO's job field is 32 bits */
 	if (bytes < 8)
 		bytes = 8;
 	char err[1024]; /* any reason, a server's whole ERROR text included */
@@ -69,15 +74,17 @@ int main(int argc, char **argv)
 			srv ? "NETLOOM_CURVE_SERVER" : "NETLOOM_CURVE_KEY", srv ? "NETLOOM_CURVE_KEY" : "NETLOOM_CURVE_SERVER");
 		return 2;
 	}
-	if ((srv && key ? nl_client_connect_curve(&c, argv[1], rank, 1, 0, 20000, srv, key, err, sizeof err)
-			: nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err)) < 0) {
+	if ((srv && key ? nl_client_connect_curve(&c, argv[1], rank, job, 0, 20000, srv, key, err, sizeof err)
+			: nl_client_connect(&c, argv[1], rank, job, 0, 20000, err, sizeof err)) < 0) {
 		fprintf(stderr, "live_ring: connect: %s\n", err);
 		return 1;
 	}
-	uint32_t size = nl_client_size(c), n = size;
+	/* The ring is over the job's ranks, first..first+n-1 (world ranks on
+	 * the wire): the server refuses a message to another job's rank. */
+	uint32_t first = nl_client_job_first(c), size = nl_client_job_size(c), n = size;
 	if (ring > 0 && ring < size)
 		n = (uint32_t)ring;
-	uint32_t right = (rank + 1) % n, left = (rank + n - 1) % n;
+	uint32_t i = rank - first, right = first + (i + 1) % n, left = first + (i + n - 1) % n;
 	unsigned char *out = calloc(1, bytes), *in = calloc(1, bytes);
 	if (!out || !in)
 		return fail(c, "out of memory", out, in);
@@ -113,8 +120,10 @@ int main(int argc, char **argv)
 		goto bye;
 	if (nl_client_allreduce_sum(c, &v, 1) < 0)
 		return fail(c, "allreduce", out, in);
-	if (v != (double)n * (n - 1) / 2) {
-		fprintf(stderr, "live_ring: allreduce gave %g, expected %g\n", v, (double)n * (n - 1) / 2);
+	/* The sum of the job's world ranks, first .. first + n - 1. */
+	double want = (double)n * first + (double)n * (n - 1) / 2;
+	if (v != want) {
+		fprintf(stderr, "live_ring: allreduce gave %g, expected %g\n", v, want);
 		return fail(c, "allreduce", out, in);
 	}
 	if (nl_client_barrier(c) < 0)

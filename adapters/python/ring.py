@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Python twin of adapters/examples/ring.c (same ops, same output lines):
-   ring.py ENDPOINT RANK ITERS BYTES
+   ring.py ENDPOINT RANK ITERS BYTES [JOB]
+RANK is a world rank of job JOB (default 1; `netloom serve --jobs`,
+docs/live.md "Jobs"), and the ring is the job's ranks in order
+(job_first, job_size): all ranks without --jobs.
 Exit 0 on success, 1 on any error (one line naming the op) or wrong
 payload, 2 on a bad argument."""
 import os
@@ -35,8 +38,10 @@ def step(what, fn, *args):
 
 
 def ring(c, rank, iters, nbytes):
-    n = c.size
-    right, left = (rank + 1) % n, (rank + n - 1) % n
+    # Over the job's ranks, first..first+n-1 (world ranks on the wire): the
+    # server refuses a message to another job's rank.
+    first, n = c.job_first, c.job_size
+    right, left = first + (rank - first + 1) % n, first + (rank - first + n - 1) % n
     for it in range(iters):
         step('compute', c.compute, 1000000 * (1 + rank % 3))
         out = struct.pack('<iI', it, rank) + bytes([(rank + it) & 0xFF]) * (nbytes - 8)
@@ -50,19 +55,21 @@ def ring(c, rank, iters, nbytes):
                                           st.t_done_ps))
         step('wait', c.wait, req)
     total = step('allreduce', c.allreduce_sum, [float(rank)])[0]
-    if total != n * (n - 1) / 2:
-        raise Failed('allreduce gave %g, expected %g' % (total, n * (n - 1) / 2))
+    want = n * first + n * (n - 1) / 2  # the sum of the job's world ranks
+    if total != want:
+        raise Failed('allreduce gave %g, expected %g' % (total, want))
     step('barrier', c.barrier)
     print('rank %d done t=%d ps' % (rank, c.now_ps))
 
 
 def main():
-    if len(sys.argv) != 5:
-        print('usage: ring.py ENDPOINT RANK ITERS BYTES', file=sys.stderr)
+    if len(sys.argv) not in (5, 6):
+        print('usage: ring.py ENDPOINT RANK ITERS BYTES [JOB]', file=sys.stderr)
         sys.exit(2)
     endpoint = sys.argv[1]
     rank, iters = arg_num(2, 'RANK', 2**32 - 1), arg_num(3, 'ITERS', 2**31 - 1)
     nbytes = max(8, arg_num(4, 'BYTES', 2**32 - 1))
+    job = arg_num(5, 'JOB', 2**32 - 1) if len(sys.argv) == 6 else 1  # HELLO's job field is 32 bits
     # Over CURVE when both key files are named, as live_ring (docs/live.md
     # "Encryption"); one alone is refused rather than connecting in plain text.
     srv, key = os.environ.get('NETLOOM_CURVE_SERVER'), os.environ.get('NETLOOM_CURVE_KEY')
@@ -75,7 +82,7 @@ def main():
     # ended every failed connect or op).
     c = None
     try:
-        c = step('connect', nl.Client, endpoint, rank, 1, 0, 20000, srv, key)
+        c = step('connect', nl.Client, endpoint, rank, job, 0, 20000, srv, key)
         ring(c, rank, iters, nbytes)
         step('close', c.close)
     except Failed as e:

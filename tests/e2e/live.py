@@ -263,11 +263,18 @@ def example_args(d):
             ([HALO, ep, '0', '2x', '2', '16'], "live_halo: PX '2x': expected a decimal number 1..4294967295"),
             # PX 0 connected (taking the rank) before saying it forms no grid.
             ([HALO, ep, '0', '0', '2', '16'], "live_halo: PX '0': expected a decimal number 1..4294967295"),
-            ([HALO, ep, '0', '2', '-1', '16'], "live_halo: ITERS '-1': expected a decimal number 0..2147483647")]
+            ([HALO, ep, '0', '2', '-1', '16'], "live_halo: ITERS '-1': expected a decimal number 0..2147483647"),
+            # JOB, after the other arguments: the wire's 32 bits.
+            ([RING, ep, '0', '2', '16', '0', '4294967296'],
+             "live_ring: JOB '4294967296': expected a decimal number 0..4294967295"),
+            ([HALO, ep, '0', '2', '2', '16', '2j'], "live_halo: JOB '2j': expected a decimal number 0..4294967295"),
+            ([RING, ep, '0', '2', '16', '0', '1', 'x'], 'usage: live_ring ENDPOINT RANK ITERS BYTES [RING [JOB]]')]
     if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode == 0:
         cmds += [([PY, os.path.join(PYDIR, 'ring.py'), ep, '1_0', '2', '16'],
                   "ring.py: RANK '1_0': expected a decimal number 0..4294967295"),
-                 ([PY, os.path.join(PYDIR, 'ring.py'), ep, '0', '2'], 'usage: ring.py ENDPOINT RANK ITERS BYTES')]
+                 ([PY, os.path.join(PYDIR, 'ring.py'), ep, '0', '2', '16', '-2'],
+                  "ring.py: JOB '-2': expected a decimal number 0..4294967295"),
+                 ([PY, os.path.join(PYDIR, 'ring.py'), ep, '0', '2'], 'usage: ring.py ENDPOINT RANK ITERS BYTES [JOB]')]
     for cmd, want in cmds:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=TMO)
         expect(r.returncode == 2 and r.stderr == want + '\n' and not r.stdout,
@@ -287,11 +294,11 @@ def example_args(d):
         expect(r.returncode == 1 and r.stderr == want + '\n' and not r.stdout,
                '%s: exit %d, %r, expected exit 1 and %r' % (cmd[1:], r.returncode, r.stderr, want))
     s.wait()
-    # PX not dividing the session's size, found once connected (it said
+    # PX not dividing the job's size, found once connected (it said
     # '3 ranks do not form a grid 2 wide', not what PX was expected to be).
     s = Server(d, 3, '-s', 'backend=analytic', '--connect-timeout-ms', '3000', name='halopx')
     r = subprocess.run([HALO, s.ep, '0', '2', '1', '16'], capture_output=True, text=True, timeout=TMO)
-    want = "live_halo: PX '2': expected a divisor of the session's size (3): its ranks form a grid PX wide\n"
+    want = "live_halo: PX '2': expected a divisor of the job's size (3): its ranks form a grid PX wide\n"
     expect(r.returncode == 2 and r.stderr == want and not r.stdout,
            'halo PX 2 of 3 ranks: exit %d, %r, expected exit 2 and %r' % (r.returncode, r.stderr, want))
     s.wait()
