@@ -104,6 +104,8 @@ SKIP = {
     # A live session: serve waits for client processes.
     "netloom serve -c system.ini --ranks 4 --listen ipc:///tmp/nl.sock --record session.nlt --json report.json":
         "a live session: serves until its 4 client ranks connect and finish",
+    "netloom serve -c system.ini --ranks 8 --jobs 4,4 --listen ipc:///tmp/nl.sock &":
+        "a live session of two jobs: serves until its 8 client ranks connect and finish (live.py jobs_examples)",
     "netloom serve -c system.ini --ranks 2 --listen tcp://10.0.0.1:5555 --allow-remote --curve-key server.key "
     "--curve-allow allowed": "a live session on another host's address, waiting for its clients",
     # MPI launchers.

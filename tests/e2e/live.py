@@ -3493,6 +3493,36 @@ def case_jobs_allreduce(d):
     expect(len(set(logs.values())) == 1, 'C and Python allreduce differ in virtual time: %s' % logs)
 
 
+def case_jobs_examples(d):
+    """The shipped examples run one job each under --jobs 4,4 (they built
+    their ring or grid over all ranks and connected as job 1, so job 2 was
+    refused): the C ring as job 1 (its command line without JOB) and
+    ring.py as job 2, then live_halo as job 1 and the C ring as job 2, both
+    given JOB; every rank exits 0 and both jobs finish, no message crossing
+    jobs."""
+    need_pyzmq()
+    for name, job1, job2 in (
+            ('ringpy', lambda ep, r: [RING, ep, str(r), '3', '32'],
+             lambda ep, r: [PY, os.path.join(PYDIR, 'ring.py'), ep, str(r), '3', '32', '2']),
+            ('haloring', lambda ep, r: [HALO, ep, str(r), '2', '3', '32', '1'],
+             lambda ep, r: [RING, ep, str(r), '3', '32', '0', '2'])):
+        s = Server(d, 8, '-s', 'backend=analytic', '--jobs', '4,4', '--timeout-ms', '5000', name=name)
+        res = clients([job1(s.ep, r) for r in range(4)] + [job2(s.ep, r) for r in range(4, 8)], d, name)
+        for r, (rc, out) in enumerate(res):
+            expect(rc == 0 and 'rank %d done' % r in out, '%s rank %d (job %d): exit %d: %s' % (
+                name, r, 1 + r // 4, rc, out))
+        expect(s.wait() == 0, '%s: server: %s' % (name, open(s.err).read()))
+        jobs = json.load(open(s.json))['live']['jobs']
+        expect([(j['job'], j['first_rank'], j['ranks'], j['finished'], j['evicted'], j['refused_frames'])
+                for j in jobs] == [(1, 0, 4, 4, 0, 0), (2, 4, 4, 4, 0, 0)], '%s: jobs %s' % (name, jobs))
+        log = [l.split() for l in open(s.msgs)]
+        expect(log and all(int(f[0]) // 4 == int(f[1]) // 4 for f in log), '%s: messages %s' % (name, log))
+        # Each job's ring or grid is its own: job 2's ring sends 4 -> 5 ->
+        # 6 -> 7 -> 4, not to rank 0.
+        pairs = {(int(f[0]), int(f[1])) for f in log if int(f[0]) >= 4}
+        expect({(4, 5), (5, 6), (6, 7), (7, 4)} <= pairs, '%s: job 2 pairs %s' % (name, sorted(pairs)))
+
+
 STOPPED = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
