@@ -42,6 +42,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/staged.h"
 #include "core/stats.h"
 #include "session/session.h"
 #include "traces/trace.h"
@@ -61,7 +62,7 @@
  * file is the trace writer's, not on that list) it waits until the
  * archive is in place. The adapter's only mutable globals: a signal
  * handler reaches no context. */
-enum { LIVE_SIGNAL_BURST_MS = 1000, LIVE_N_SIGS = 3 };
+enum { LIVE_SIGNAL_BURST_MS = 1000 };
 static volatile sig_atomic_t live_stop_sig;  /* the signal that asked the session to stop, or 0 */
 static volatile sig_atomic_t live_kill_held; /* 1 while the archive is assembled: a second signal waits */
 static volatile sig_atomic_t live_kill_sig;  /* the second signal that waited, or 0 */
@@ -210,7 +211,7 @@ static int live_check_port(const char *listen, struct nl_err *err)
 	if (!host_end) /* its last colon is the address's: no port to name */
 		return nl_errf(err, NL_ECONFIG, "--listen: '%s': no ']' after the IPv6 address, expected "
 			       "tcp://[ADDRESS]:PORT", listen);
-	const char *colon = host_end ? strrchr(host_end, ':') : NULL;
+	const char *colon = strrchr(host_end, ':');
 	const char *port = colon ? colon + 1 : "";
 	if (!strcmp(port, "*"))
 		return 0;
@@ -489,15 +490,13 @@ static int live_record_fds_check(uint32_t n_ranks, struct nl_err *err)
 		       n_ranks, need, LIVE_FD_SLACK, (uint64_t)rl.rlim_cur, need);
 }
 
-/* The signals that stop a session; old[i] is live_sigs[i]'s action before. */
-static const int live_sigs[LIVE_N_SIGS] = {SIGINT, SIGTERM, SIGHUP};
-
-/* Catch SIGINT, SIGTERM and SIGHUP (live_on_signal), or put old back. */
-static void live_signals(bool install, struct sigaction old[LIVE_N_SIGS])
+/* Catch SIGINT, SIGTERM and SIGHUP (live_on_signal; core/staged.h's
+ * out_signals), or put old back: old[i] is out_signals[i]'s action before. */
+static void live_signals(bool install, struct sigaction old[OUT_N_SIGNALS])
 {
 	if (!install) {
-		for (size_t i = 0; i < LIVE_N_SIGS; i++)
-			sigaction(live_sigs[i], &old[i], NULL);
+		for (size_t i = 0; i < OUT_N_SIGNALS; i++)
+			sigaction(out_signals[i], &old[i], NULL);
 		return;
 	}
 	/* All blocked in the handler: a second signal waits for the first's
@@ -509,10 +508,10 @@ static void live_signals(bool install, struct sigaction old[LIVE_N_SIGS])
 	live_stop_sig = 0;
 	live_kill_held = 0;
 	live_kill_sig = 0;
-	for (size_t i = 0; i < LIVE_N_SIGS; i++)
-		if (sigaction(live_sigs[i], NULL, &old[i]) == 0 &&
-		    (live_sigs[i] != SIGHUP || old[i].sa_handler != SIG_IGN)) /* nohup */
-			sigaction(live_sigs[i], &sa, NULL);
+	for (size_t i = 0; i < OUT_N_SIGNALS; i++)
+		if (sigaction(out_signals[i], NULL, &old[i]) == 0 &&
+		    (out_signals[i] != SIGHUP || old[i].sa_handler != SIG_IGN)) /* nohup */
+			sigaction(out_signals[i], &sa, NULL);
 }
 
 /* For the beside-trace live side (session_src_side), as live_finish_ps: a
@@ -767,7 +766,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE,
 				.stall_head = LIVE_NONE};
 	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
-	struct sigaction old_sigs[LIVE_N_SIGS];
+	struct sigaction old_sigs[OUT_N_SIGNALS];
 	bool has_signals = false;
 	if (o->n_ranks == 0)
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/staged.h"
 
 void cli_gp_str(FILE *f, const char *s)
 {
@@ -118,13 +119,12 @@ int cli_child_wait(struct cli_child *c)
 	 * job, SIGHUP under nohup) is left to be ignored: blocked, it would be queued. SIGCHLD
 	 * wakes the wait at the program's end; the 100 ms tick is for one
 	 * lost to another child. */
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP}; /* out_signals_catch's */
 	sigset_t set, old;
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+	for (size_t i = 0; i < OUT_N_SIGNALS; i++) {
 		struct sigaction sa;
-		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-			sigaddset(&set, sigs[i]);
+		if (sigaction(out_signals[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&set, out_signals[i]);
 	}
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);

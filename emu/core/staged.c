@@ -119,12 +119,12 @@ static void out_staged_unlock(const sigset_t *old)
  * user did not type, which must leave no more behind than one typed.
  * nohup ignores it, so an ignored one stays ignored and the work goes
  * on, as nohup's users expect. */
-static const int out_caught_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+const int out_signals[OUT_N_SIGNALS] = {SIGINT, SIGTERM, SIGHUP};
 
 void out_signals_add(sigset_t *set)
 {
-	for (size_t i = 0; i < sizeof out_caught_sigs / sizeof *out_caught_sigs; i++)
-		sigaddset(set, out_caught_sigs[i]);
+	for (size_t i = 0; i < OUT_N_SIGNALS; i++)
+		sigaddset(set, out_signals[i]);
 }
 
 void out_signals_catch(void)
@@ -135,9 +135,9 @@ void out_signals_catch(void)
 	struct sigaction sa = {.sa_handler = out_on_signal, .sa_flags = SA_RESTART}, old;
 	sigemptyset(&sa.sa_mask);
 	out_signals_add(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof out_caught_sigs / sizeof *out_caught_sigs; i++)
-		if (sigaction(out_caught_sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(out_caught_sigs[i], &sa, NULL);
+	for (size_t i = 0; i < OUT_N_SIGNALS; i++)
+		if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(out_signals[i], &sa, NULL);
 }
 
 void out_signals_ignore_xfsz(void)

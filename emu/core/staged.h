@@ -46,6 +46,10 @@ void out_signals_catch(void);
  * *set: for code that blocks them (threads that must not take them, a
  * wait that takes them itself) or masks them in a handler of its own. */
 void out_signals_add(sigset_t *set);
+/* The same signals as a list, for code that sets or waits for each (the
+ * live server's own handler, the wait for gnuplot). */
+enum { OUT_N_SIGNALS = 3 };
+extern const int out_signals[OUT_N_SIGNALS];
 
 /* Ignore SIGXFSZ for the process, so that a write past a file size limit
  * (ulimit -f) fails with EFBIG, as one to a full disk fails with ENOSPC:
