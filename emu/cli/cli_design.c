@@ -139,6 +139,13 @@ static int design_emit_text(const char *path, char *buf, size_t len, struct nl_e
 
 /* --- hyperx ------------------------------------------------------------------------ */
 
+/* A word left after a search's options: they take no argument. */
+static int design_extra_arg(const char *cmd, const char *arg)
+{
+	return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')", arg,
+			       cmd);
+}
+
 /* A required option that was not given, by name: "missing --radix
  * (required: --routers, --radix)". names[i] was given when given[i]. */
 struct design_required {
@@ -302,8 +309,7 @@ static int design_hyperx_main(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')",
-				       argv[optind], cmd);
+		return design_extra_arg(cmd, argv[optind]);
 	const struct design_required required[] = {{"--terminals", N != 0}, {"--radix", R != 0}, {"--bisection", B >= 0}};
 	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
 		return CLI_USAGE;
@@ -442,8 +448,7 @@ static int eq_parse_args(const char *cmd, int argc, char **argv, struct eq_opts 
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')",
-				       argv[optind], cmd);
+		return design_extra_arg(cmd, argv[optind]);
 	return CLI_OK;
 }
 
@@ -702,8 +707,7 @@ static int design_fullbw_main(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'; expected options only (see 'netloom %s --help')",
-				       argv[optind], cmd);
+		return design_extra_arg(cmd, argv[optind]);
 	const struct design_required required[] = {{"--terminals", N != 0}, {"--radix", R != 0}};
 	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
 		return CLI_USAGE;
