@@ -152,20 +152,24 @@ static bool bs_hotspot(const char *tr, const uint32_t *map, size_t n_map, char *
  * patterns that do not depend on the numbering (uniform, a random
  * permutation), that name endpoints (hotspot) or that commute with the
  * renumbering (bitcomp, checked) convert. */
+/* BookSim's traffic patterns netloom maps: the first BS_N_SIMPLE by name
+ * alone (bs_traffic), then hotspot, which takes its arguments. */
+static const char *const bs_mapped_patterns[] = {"uniform", "bitcomp",  "bitrev",     "shuffle", "transpose",
+						 "tornado", "neighbor", "randperm", "asymmetric", "hotspot"};
+enum { BS_N_SIMPLE = 9, BS_N_MAPPED = sizeof bs_mapped_patterns / sizeof *bs_mapped_patterns };
+
 static bool bs_traffic(const char *tr, const uint32_t *map, size_t n_map, char *out, size_t cap, char *why,
 		       size_t why_cap)
 {
 	why[0] = '\0';
-	static const char *const simple[] = {"uniform", "bitcomp", "bitrev", "shuffle", "transpose", "tornado",
-					     "neighbor", "randperm", "asymmetric", NULL};
 	/* bitcomp (N a power of two) sends T to N-1-T in either numbering;
 	 * it keeps its meaning when the renumbering commutes with it, as it
 	 * does when x, xr and yr are powers of two. */
 	bool bitcomp_same = map && !strcmp(tr, "bitcomp") && n_map && !(n_map & (n_map - 1));
 	for (size_t t = 0; bitcomp_same && t < n_map; t++)
 		bitcomp_same = map[n_map - 1 - t] == n_map - 1 - map[t];
-	for (int i = 0; simple[i]; i++)
-		if (!strcmp(tr, simple[i]) &&
+	for (size_t i = 0; i < BS_N_SIMPLE; i++)
+		if (!strcmp(tr, bs_mapped_patterns[i]) &&
 		    (!map || !strcmp(tr, "uniform") || !strcmp(tr, "randperm") || bitcomp_same)) {
 			snprintf(out, cap, "%s", tr);
 			return true;
@@ -710,6 +714,15 @@ static void bs_conv_digit_pattern(const char *path, FILE *warn, struct bs_file *
 	}
 }
 
+/* Whether the first len bytes of name are one of list's n names. */
+static bool bs_name_in(const char *name, size_t len, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && !strncmp(name, list[i], len))
+			return true;
+	return false;
+}
+
 /* BookSim's traffic value as netloom's pattern (over flatfly's
  * renumbering, when there is one), or why it is not mapped. */
 void bs_conv_traffic(const char *path, FILE *warn, struct bs_file *bf, struct bs_conv *cv, int *unmapped)
@@ -721,18 +734,13 @@ void bs_conv_traffic(const char *path, FILE *warn, struct bs_file *bf, struct bs
 	/* A typo of a pattern it maps says which ('unifrom': uniform), as a
 	 * mistyped routing function does; BookSim's own others (diagonal,
 	 * background, taper64, bad_dragon, badperm_yarc) get no guess. */
-	static const char *const mapped[] = {"uniform", "bitcomp", "bitrev", "shuffle", "transpose", "tornado",
-					     "neighbor", "randperm", "asymmetric", "hotspot"};
-	static const char *const unmapped_names[] = {"diagonal", "background", "taper64", "bad_dragon", "badperm_yarc",
-						     NULL};
+	static const char *const unmapped_names[] = {"diagonal", "background", "taper64", "bad_dragon", "badperm_yarc"};
 	size_t len = strcspn(cv->pat.name, "("); /* unifrom() */
-	bool booksim_own = false; /* a pattern of BookSim's, not a typo (flatfly's renumbered shuffle) */
-	for (int i = 0; unmapped_names[i]; i++)
-		booksim_own |= strlen(unmapped_names[i]) == len && !strncmp(cv->pat.name, unmapped_names[i], len);
-	for (size_t i = 0; i < sizeof mapped / sizeof *mapped; i++)
-		booksim_own |= strlen(mapped[i]) == len && !strncmp(cv->pat.name, mapped[i], len);
+	/* A pattern of BookSim's, not a typo (flatfly's renumbered shuffle). */
+	bool booksim_own = bs_name_in(cv->pat.name, len, unmapped_names, sizeof unmapped_names / sizeof *unmapped_names) ||
+			   bs_name_in(cv->pat.name, len, bs_mapped_patterns, BS_N_MAPPED);
 	const char *near = !cv->traffic_ok && !cv->traffic_why[0] && !booksim_own
-				   ? config_name_near(cv->pat.name, len, mapped, sizeof mapped / sizeof *mapped)
+				   ? config_name_near(cv->pat.name, len, bs_mapped_patterns, BS_N_MAPPED)
 				   : NULL;
 	if (near)
 		snprintf(cv->traffic_why, sizeof cv->traffic_why, "no netloom equivalent pattern (did you mean '%s'?)", near);
