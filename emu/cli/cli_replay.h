@@ -1,7 +1,7 @@
-/* `netloom replay`, private to emu/cli: cli_replay.c (the command line
- * and its checks, the replays, which results go where; -j's threads are
- * core/pool.h's) and cli_replay_report.c (the results as text, CSV and
- * JSON). */
+/* `netloom replay`, private to emu/cli: cli_replay_args.c (the command
+ * line and its checks), cli_replay.c (the replays, which results go where;
+ * -j's threads are core/pool.h's) and cli_replay_report.c (the results as
+ * text, CSV and JSON). */
 #ifndef NETLOOM_CLI_REPLAY_H
 #define NETLOOM_CLI_REPLAY_H
 
@@ -36,6 +36,39 @@ struct cli_replay_run {
 	nl_sim *sim;
 	const struct session_replay_view *v; /* after the replay */
 };
+
+/* --- cli_replay_args.c: the command line. ----------------------------- */
+
+#define CLI_REPLAY_MAX_TOPOS 16
+
+struct cli_replay_opts {
+	const char *trace;
+	const char *json;
+	const char *otf2; /* --otf2 DIR */
+	const char *svg;  /* --svg FILE */
+	bool csv;
+	const char *topos[CLI_REPLAY_MAX_TOPOS]; /* --topology, in order */
+	size_t n_topos;
+	const char **files;                     /* -c, in order */
+	size_t n_files;
+	bool *files_empty;                      /* files[i] set no key (cli_warn_config_empty) */
+	const char **sets;                      /* -s, in order */
+	size_t n_sets;
+	uint64_t jobs;                          /* -j: networks replayed at once (1..64) */
+	bool has_jobs;                          /* -j given (a second one is refused) */
+};
+
+/* --help's text on stdout (cli_getopt_long's callback; ctx unused). */
+void cli_replay_say_usage(void *ctx);
+
+/* Parse the line into *o, the configuration loaded into a first session
+ * *sim as the options come (a bad -c file reported first), then check it
+ * before any work. --help stops after parsing, *help set. o's arrays are
+ * the caller's to free, as *sim. */
+int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err, bool *help);
+
+/* A new session with the command line's configuration: files, then -s. */
+int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, struct nl_err *err);
 
 /* --- cli_replay_report.c: the results. ---------------------------------- */
 
