@@ -48,8 +48,9 @@
 #include "traces/trace.h"
 
 /* SIGINT, SIGTERM and SIGHUP (docs/live.md "Stopping"; SIGHUP, a closed
- * terminal or ssh session, as SIGTERM, but left ignored under nohup as
- * out_signals_catch leaves it, so the session goes on). The first asks the
+ * terminal or ssh session, as SIGTERM; each left ignored when it was at
+ * start, as out_signals_catch leaves it: nohup's SIGHUP, a script's
+ * background job's SIGINT). The first asks the
  * session to stop: live_next checks live_stop_sig at every op and every
  * poll (zmq_poll returns early with EINTR, SA_RESTART or not), so the
  * session stops within a heartbeat interval and reports. A second one
@@ -508,9 +509,12 @@ static void live_signals(bool install, struct sigaction old[OUT_N_SIGNALS])
 	live_stop_sig = 0;
 	live_kill_held = 0;
 	live_kill_sig = 0;
+	/* A signal ignored at start stays ignored, as for every command
+	 * (out_signals_catch): SIGHUP under nohup, SIGINT and SIGQUIT in a
+	 * script's background job, which a Ctrl-C meant for the script must
+	 * not stop (the script stops it, with SIGTERM). */
 	for (size_t i = 0; i < OUT_N_SIGNALS; i++)
-		if (sigaction(out_signals[i], NULL, &old[i]) == 0 &&
-		    (out_signals[i] != SIGHUP || old[i].sa_handler != SIG_IGN)) /* nohup */
+		if (sigaction(out_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
 			sigaction(out_signals[i], &sa, NULL);
 }
 

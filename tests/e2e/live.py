@@ -3651,16 +3651,19 @@ def case_signal(d):
         expect(not [f for f in os.listdir(d) if f.startswith(os.path.basename(s.msgs) + '.')],
                '%s: a temporary --messages file was left: %s' % (name, os.listdir(d)))
     # Under nohup (SIGHUP ignored at start) a closed terminal does not
-    # stop the session: it goes on until a SIGTERM.
-    s = Server(d, 2, '-s', 'backend=analytic', name='nohup',
-               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
-    s.p.send_signal(signal.SIGHUP)
-    time.sleep(0.5)
-    expect(s.p.poll() is None, 'nohup: SIGHUP ended the server: rc %s' % s.p.poll())
-    s.p.send_signal(signal.SIGTERM)
-    rc, err = s.wait(), open(s.err).read().splitlines()
-    expect(rc == 1 and err[-1:] == ['netloom serve: stopped by SIGTERM before every rank finished'],
-           'nohup: rc %d, stderr %s' % (rc, err))
+    # stop the session: it goes on until a SIGTERM. Likewise SIGINT in a
+    # script's background job (bash starts it ignored): a Ctrl-C meant for
+    # the script did stop the server, which kept only SIGHUP ignored.
+    for sig, name in ((signal.SIGHUP, 'nohup'), (signal.SIGINT, 'bgjob')):
+        s = Server(d, 2, '-s', 'backend=analytic', name=name,
+                   preexec_fn=lambda sig=sig: signal.signal(sig, signal.SIG_IGN))
+        s.p.send_signal(sig)
+        time.sleep(0.5)
+        expect(s.p.poll() is None, '%s: %s ended the server: rc %s' % (name, sig.name, s.p.poll()))
+        s.p.send_signal(signal.SIGTERM)
+        rc, err = s.wait(), open(s.err).read().splitlines()
+        expect(rc == 1 and err[-1:] == ['netloom serve: stopped by SIGTERM before every rank finished'],
+               '%s: rc %d, stderr %s' % (name, rc, err))
     # A session that finishes says it was not stopped.
     f, _ = run_ring(d, 2, iters=1, extra=('-s', 'backend=analytic'), name='notstopped')
     live = json.load(open(f.json))['live']
