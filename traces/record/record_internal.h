@@ -29,7 +29,7 @@
 	X(REC_UNSUP_COMM, "calls on unrecorded communicators (intercommunicators, MPI_Comm_create_group, ...)") \
 	X(REC_UNSUP_MPROBE, "matched receives of messages probed before the recorded window") \
 	X(REC_UNSUP_NEIGHBOR, "neighborhood collectives")                   \
-	X(REC_UNSUP_RMA, "one-sided communication (MPI_Put/Get/Accumulate/Win_*)") \
+	X(REC_UNSUP_RMA, "one-sided communication (MPI_Put/Get/Accumulate/..., their MPI_R* forms and MPI_Win_fence)") \
 	X(REC_UNSUP_REQ, "completions of requests the recorder did not create") \
 	X(REC_UNSUP_REQ_CALL, "starts, frees and cancels of requests the recorder did not create") \
 	X(REC_UNSUP_REQ_EARLY, "completions and cancels of persistent operations started before the recorded window")

@@ -98,7 +98,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int scounts[], const MPI_
 					     rdispls, rtypes, comm, request));
 }
 
-/* --- one-sided communication: the data-moving calls and fences --- */
+/* --- one-sided communication: the data-moving calls (their request-based
+ * forms too) and fences --- */
 
 int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
 	    int tcount, MPI_Datatype ttype, MPI_Win win)
@@ -141,6 +142,40 @@ int MPI_Compare_and_swap(const void *origin, const void *compare, void *result, 
 {
 	REC_COUNTED(REC_UNSUP_RMA,
 		    PMPI_Compare_and_swap(origin, compare, result, dt, target, tdisp, win));
+}
+
+/* The request-based forms: the same traffic, so counted alike; the
+ * requests they return are not the recorder's, and their completions are
+ * counted as such (REC_UNSUP_REQ). */
+int MPI_Rput(const void *origin, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+	     int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+{
+	REC_COUNTED(REC_UNSUP_RMA,
+		    PMPI_Rput(origin, ocount, otype, target, tdisp, tcount, ttype, win, request));
+}
+
+int MPI_Rget(void *origin, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+	     MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+{
+	REC_COUNTED(REC_UNSUP_RMA,
+		    PMPI_Rget(origin, ocount, otype, target, tdisp, tcount, ttype, win, request));
+}
+
+int MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+		    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op o, MPI_Win win,
+		    MPI_Request *request)
+{
+	REC_COUNTED(REC_UNSUP_RMA, PMPI_Raccumulate(origin, ocount, otype, target, tdisp, tcount,
+						     ttype, o, win, request));
+}
+
+int MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
+			int rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
+			MPI_Datatype ttype, MPI_Op o, MPI_Win win, MPI_Request *request)
+{
+	REC_COUNTED(REC_UNSUP_RMA, PMPI_Rget_accumulate(origin, ocount, otype, result, rcount,
+							 rtype, target, tdisp, tcount, ttype, o,
+							 win, request));
 }
 
 int MPI_Win_fence(int assert, MPI_Win win)
