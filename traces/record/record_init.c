@@ -369,9 +369,10 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 	/* A directory is found now, once, not after the whole run as the
 	 * archive cannot replace it (and on every rank). */
 	if (out && *out && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		size_t n = strlen(out);
 		snprintf(bad, cap,
-			 "NETLOOM_TRACE='%s': a directory; expected the archive's file name (e.g. %s/run.nlt)",
-			 out, out);
+			 "NETLOOM_TRACE='%s': a directory; expected the archive's file name (e.g. %s%srun.nlt)",
+			 out, out, out[n - 1] == '/' ? "" : "/");
 		return;
 	}
 	/* As trace convert's OUT '-': not standard output, where the other
