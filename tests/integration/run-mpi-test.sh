@@ -10,9 +10,12 @@
 #     appear under its default name, <program>-<ranks>.nlt;
 #   - with --no-finalize, both runs end without MPI_Finalize
 #     (NLTEST_NO_FINALIZE, mpitest.h) and must fail alike (mpirun's exit
-#     status for ranks that skip it), with no archive and no stream file.
+#     status for ranks that skip it), with no archive and no stream file;
+#   - with --stale, a file is at the archive's path before the recorded
+#     run: a run that writes an archive replaces it, one that writes none
+#     leaves it byte for byte as it was.
 # Both runs execute in a fresh temporary directory.
-# usage: run-mpi-test.sh [--no-archive] [--default-path] [--no-finalize] [--stderr RE] [--env VAR=VALUE]...
+# usage: run-mpi-test.sh [--no-archive] [--default-path] [--no-finalize] [--stale] [--stderr RE] [--env VAR=VALUE]...
 #                        RECORDER_SO CHECKER PROGRAM NP [ARGS...]
 # Exit 77 (meson: skipped) only when mpirun is not installed.
 set -uo pipefail
@@ -20,6 +23,7 @@ set -uo pipefail
 no_archive=0
 default_path=0
 no_finalize=0
+stale=0
 stderr_re=""
 extra_env=()
 while [ $# -gt 0 ]; do
@@ -27,6 +31,7 @@ while [ $# -gt 0 ]; do
     --no-archive) no_archive=1; shift ;;
     --default-path) default_path=1; shift ;;
     --no-finalize) no_finalize=1; no_archive=1; shift ;;
+    --stale) stale=1; shift ;;
     --stderr) stderr_re="$2"; shift 2 ;;
     --env) extra_env+=("$2"); shift 2 ;;
     *) break ;;
@@ -67,6 +72,10 @@ if { [ "$no_finalize" = 0 ] && [ "$plain_rc" != 0 ]; } || { [ "$no_finalize" = 1
   exit 1
 fi
 
+if [ "$stale" = 1 ]; then
+  printf 'an earlier run\n' >"$archive"
+  cp "$archive" "$tmp/stale.copy"
+fi
 env "${trace_env[@]}" NLTEST_EXPECT="$tmp/expect" "${extra_env[@]}" \
   mpirun -np "$np" env LD_PRELOAD="$lib" "$prog" "$@" \
   >"$tmp/rec.out" 2>"$tmp/rec.err" </dev/null
@@ -91,6 +100,13 @@ fi
 if ls -A "$tmp" | grep -q '\.stream$'; then
   echo "FAIL: stream files left behind: $(ls -A "$tmp" | grep '\.stream$')" >&2
   exit 1
+fi
+if [ "$no_archive" = 1 ] && [ "$stale" = 1 ]; then
+  if ! cmp -s "$archive" "$tmp/stale.copy"; then
+    echo "FAIL: the file at $archive before the run was changed or removed, though no archive was written" >&2
+    exit 1
+  fi
+  exit 0
 fi
 if [ "$no_archive" = 1 ]; then
   if [ -e "$archive" ]; then
