@@ -57,7 +57,10 @@ expect polls-differ 1 "^netloom-record: NETLOOM_TRACE_POLLS='x': expected"
 expect polls-differ 1 "^netloom-record: rank 1: NETLOOM_TRACE_POLLS='y': expected"
 
 run barrier-space 2 "${env_ok[@]}" "NETLOOM_TRACE_START_BARRIER= -1" "$pp" "${ppargs[@]}"
-expect barrier-space 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER=' -1': expected a count of MPI_Barrier calls on MPI_COMM_WORLD \(0 or more\); not recording\$"
+expect barrier-space 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER=' -1': expected a count of MPI_Barrier calls on MPI_COMM_WORLD, digits from 0 to 18446744073709551615; not recording\$"
+# Past 2^64 - 1: the range is named ('0 or more' named none, and the value is).
+run barrier-big 2 "${env_ok[@]}" "NETLOOM_TRACE_START_BARRIER=99999999999999999999" "$pp" "${ppargs[@]}"
+expect barrier-big 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER='99999999999999999999': expected a count of MPI_Barrier calls on MPI_COMM_WORLD, digits from 0 to 18446744073709551615; not recording\$"
 # A folder the program cannot write in is one line with what was expected,
 # as a missing folder's is (it ended at the errno text). Root writes
 # anywhere: as root the ranks run as nobody (runuser), else skipped.

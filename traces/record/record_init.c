@@ -421,8 +421,8 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 		if (*sb < '0' || *sb > '9' || errno || !end || *end) {
 			snprintf(bad, cap,
 				 "NETLOOM_TRACE_START_BARRIER='%s': expected a count of MPI_Barrier "
-				 "calls on MPI_COMM_WORLD (0 or more)",
-				 sb);
+				 "calls on MPI_COMM_WORLD, digits from 0 to %llu",
+				 sb, ULLONG_MAX);
 			return;
 		}
 		rec.start_barrier = v;
