@@ -28,12 +28,14 @@
  */
 #include "traces/record/record_internal.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/error.h"
 
@@ -446,4 +448,52 @@ int MPI_Finalize(void)
 const char *rec_version(void)
 {
 	return REC_NAME " " NETLOOM_VERSION;
+}
+
+/* MPI_Abort ends every rank at once, with no MPI_Finalize and no exit
+ * handlers (rec_atexit): no archive can be written, and each rank's stream
+ * file stayed behind, hidden, without a word. The rank that calls it
+ * removes every stream file of this run in the stream folder, its own and
+ * those of the ranks about to be ended (one run tag: no other run's), and
+ * says so once. Ranks on other hosts without a shared folder keep theirs
+ * (docs/recorder.md, section Failures). An open file unlinked under a
+ * still-running rank is harmless: it disappears when the rank ends. */
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	if (rec.is_sink_open) {
+		char dir[PATH_MAX], prefix[PATH_MAX];
+		const char *slash = strrchr(rec.stream_path, '/');
+		const char *r = strrchr(rec.stream_path, '.');
+
+		rec_sink_abort();
+		rec.is_sink_open = false;
+		rec.is_active = false;
+		/* stream_path is DIR/.NAME.<run>.r<rank>.stream: the run's files
+		 * share DIR/.NAME.<run>.r (record_init.c, rec_paths). */
+		while (r && r > rec.stream_path && r[-1] != '.')
+			r--;
+		if (slash && r && r > slash) {
+			size_t n_dir = (size_t)(slash - rec.stream_path);
+			memcpy(dir, rec.stream_path, n_dir);
+			dir[n_dir] = '\0';
+			size_t n_pre = (size_t)(r - slash - 1) + 1; /* ".NAME.<run>.r" */
+			memcpy(prefix, slash + 1, n_pre);
+			prefix[n_pre] = '\0';
+			DIR *d = opendir(dir);
+			struct dirent *e;
+			while (d && (e = readdir(d))) {
+				size_t len = strlen(e->d_name);
+				if (strncmp(e->d_name, prefix, n_pre) == 0 && len > n_pre + 7 &&
+				    strcmp(e->d_name + len - 7, ".stream") == 0 &&
+				    (size_t)snprintf(rec.stream_path, sizeof rec.stream_path, "%s/%s", dir,
+						     e->d_name) < sizeof rec.stream_path)
+					unlink(rec.stream_path);
+			}
+			if (d)
+				closedir(d);
+			rec_say("rank %d called MPI_Abort: no trace written; the run's stream files in '%s' removed",
+				rec.rank, dir);
+		}
+	}
+	return PMPI_Abort(comm, errorcode);
 }

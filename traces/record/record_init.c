@@ -175,7 +175,8 @@ static int rec_paths(const char *run_tag, int rank)
 }
 
 /* Drop a stream file left behind when the program exits without
- * MPI_Finalize (MPI_Abort kills us before this runs; nothing to do then).
+ * MPI_Finalize (MPI_Abort ends us before this runs: its wrapper in
+ * record.c removes the stream files instead).
  * The user ran the program to get an archive and none will come: rank 0
  * says so, once for the run, unless recording had already stopped and
  * said why (rec_fail), since every rank that skips MPI_Finalize lands
