@@ -24,7 +24,9 @@ static int map_number(const char **s, unsigned long long *v)
 		return -1;
 	errno = 0;
 	*v = strtoull(*s, &end, 10);
-	if (errno)
+	/* The number ends at a blank, the line's end or a comment: "0x3"
+	 * and "2.5" are no numbers, not 0 and 2 with text after them. */
+	if (errno || (*end && !strchr(" \t\r\n#", *end)))
 		return -1;
 	*s = end;
 	return 0;

@@ -246,6 +246,23 @@ static void test_map_file(void)
 	rq.map_path = map_file("0 3 junk\r\n1 5\n");
 	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err, ":1: unexpected text after 'rank endpoint': 'junk'");
 	CHECK(!strchr(err.msg, '\n') && !strchr(err.msg, '\r'));
+	/* A number with more after its digits is no number: it said
+	 * "unexpected text after 'rank endpoint': 'x3'" for "0 0x3", as if
+	 * the line mapped rank 0 to endpoint 0 and went on. */
+	rq.map_path = map_file("0 1\n1 0x3\n2 5\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err,
+		  ":2: '1 0x3': expected 'rank endpoint' (two unsigned integers)");
+	rq.map_path = map_file("0 1\n1 2.5\n2 5\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err,
+		  ":2: '1 2.5': expected 'rank endpoint' (two unsigned integers)");
+	rq.map_path = map_file("1e1 3\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err,
+		  ":1: '1e1 3': expected 'rank endpoint' (two unsigned integers)");
+	/* A comment right after the endpoint still ends the line. */
+	rq.map_path = map_file("0 1#a\n1 2\t# b\n2 5\r\n");
+	CHECK_OK(place_job(pol("map"), &rq, ep, &err), &err);
+	CHECK_EQ(ep[0], 1);
+	CHECK_EQ(ep[2], 5);
 	uint8_t busy[16] = {0};
 	busy[7] = 1;
 	rq.busy = busy;
