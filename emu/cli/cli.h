@@ -469,8 +469,11 @@ struct trace_archive;
 /* Open a trace archive, or convert a foreign trace (DUMPI, SimGrid, OTF2)
  * into an unlinked temporary archive first, naming dropped calls on
  * stderr as "netloom CMD: not converted: ..." (not at all when cmd is
- * NULL: a second conversion of the same trace). */
-int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err);
+ * NULL: a second conversion of the same trace), or with job (the key
+ * that names the trace, one of several) as "netloom CMD: JOB: PATH: not
+ * converted: ...". */
+int cli_open_trace(const char *cmd, const char *job, const char *path, struct trace_archive **a,
+		   struct nl_err *err);
 
 /* `replay --otf2 DIR` / `--svg FILE`: the predicted run written as an
  * OTF2 archive and/or drawn as an SVG timeline (either may be NULL), fed

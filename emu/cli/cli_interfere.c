@@ -187,10 +187,11 @@ static int cli_interfere_plot(json_t *doc, const char *out, const char *written,
 	return rc;
 }
 
-static int cli_interfere_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)
+static int cli_interfere_open(void *ctx, const char *job, const char *path, struct trace_archive **a,
+			      struct nl_err *err)
 {
 	(void)ctx;
-	return cli_open_trace("interfere", path, a, err);
+	return cli_open_trace("interfere", job, path, a, err);
 }
 
 

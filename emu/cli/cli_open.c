@@ -14,14 +14,27 @@
 #include "core/output.h"
 #include "traces/trace.h"
 
+/* Who says a conversion's lines, and about which trace. */
+struct cli_open_say {
+	const char *cmd;  /* "replay", or NULL to say nothing */
+	const char *job;  /* the key naming the trace, or NULL */
+	const char *path; /* the trace, said after job */
+};
+
 static void cli_open_warn(void *ctx, const char *line)
 {
-	if (ctx)
-		fprintf(stderr, "netloom %s: %s\n", (const char *)ctx, line);
+	const struct cli_open_say *say = ctx;
+	if (!say->cmd)
+		return;
+	if (say->job)
+		fprintf(stderr, "netloom %s: %s: %s: %s\n", say->cmd, say->job, say->path, line);
+	else
+		fprintf(stderr, "netloom %s: %s\n", say->cmd, line);
 }
 
-int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err)
+int cli_open_trace(const char *cmd, const char *job, const char *path, struct trace_archive **a, struct nl_err *err)
 {
+	struct cli_open_say say = {.cmd = cmd, .job = job, .path = path};
 	const char *importer;
 	NL_CHECK(trace_input_format(path, &importer, err));
 	if (!importer)
@@ -45,7 +58,7 @@ int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, 
 			       path, env && *env ? "TMPDIR" : "the default temporary folder", dir, strerror(e));
 	}
 	close(fd);
-	int rc = trace_import(path, tmp, cli_open_warn, (void *)cmd, err);
+	int rc = trace_import(path, tmp, cli_open_warn, &say, err);
 	if (!rc)
 		rc = trace_archive_open(a, tmp, err);
 	/* The open archive keeps its descriptor. Polls: a recorded signal ends

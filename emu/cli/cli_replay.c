@@ -60,7 +60,7 @@ struct cli_replay_hooks {
 static int cli_replay_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)
 {
 	struct cli_replay_hooks *h = ctx;
-	return cli_open_trace(h->n_opened++ ? NULL : "replay", path, a, err);
+	return cli_open_trace(h->n_opened++ ? NULL : "replay", NULL, path, a, err);
 }
 
 static int cli_replay_on_app(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err)

@@ -176,8 +176,10 @@ const struct session_replay_view *session_replay_view(const nl_sim *s);
 struct session_interfere_opts {
 	struct progress *pg;   /* progress reporting, or NULL */
 	/* Opens a job's trace instead of trace_archive_open (the CLI converts
-	 * foreign formats), or NULL. */
-	int (*open_trace)(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err);
+	 * foreign formats), or NULL. job: the line that names it ("w.ini:2:
+	 * [job A] key 'trace'"), for what the CLI says about the conversion:
+	 * with several jobs a line of dropped calls has to say whose. */
+	int (*open_trace)(void *ctx, const char *job, const char *path, struct trace_archive **a, struct nl_err *err);
 	void *ctx;
 	uint32_t top_links;    /* colliding links listed, 0 = 10 */
 	/* Runs at once (threads, the calling one included; 0 = 1): the jobs

@@ -200,7 +200,9 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 			rc = ifr_place(x, j, busy, err);
 			continue;
 		}
-		rc = x->o->open_trace ? x->o->open_trace(x->o->ctx, sp->trace, &jb->arch, err)
+		char job[NL_ERR_MSG_MAX]; /* the key, as the errors below name it */
+		snprintf(job, sizeof job, "%s:%d: [job %s] key 'trace'", x->path, sp->trace_line, sp->name);
+		rc = x->o->open_trace ? x->o->open_trace(x->o->ctx, job, sp->trace, &jb->arch, err)
 				      : trace_archive_open(&jb->arch, sp->trace, err);
 		if (rc < 0) {
 			rc = nl_err_prefix(err, "%s:%d: [job %s] key 'trace'", x->path, sp->trace_line, sp->name);

@@ -693,6 +693,22 @@ for other in "$dir/./same.out" "$dir/same-link.out"; do
   [ ! -e "$dir/same.out" ] || [ "$(cat "$dir/same.out")" = old ] || fail "same file $other: written"
 done
 
+# Foreign traces are converted as each job's is opened, and the calls a
+# conversion drops are named with the job whose trace it is: with two
+# jobs, "netloom interfere: not converted: MPI_Comm_rank x4 (...)" said
+# neither which job nor which trace. DUMPI (7 ranks) and OTF2 (4 ranks).
+data=$(cd "$(dirname "$0")/../data/traces" && pwd)
+printf '[job D]\ntrace = %s\n[job O]\ntrace = %s\n' "$data/dumpi/testbgp.meta" "$data/otf2/ember/traces.otf2" \
+  > "$dir/foreign.ini"
+"$netloom" interfere "$dir/foreign.ini" -c "$dir/sys.ini" "${an[@]}" > /dev/null 2> "$dir/foreign.err"; rc=$?
+expect_eq "foreign traces: status, the conversions' lines" "$rc
+$(cat "$dir/foreign.err")" "0
+netloom interfere: $dir/foreign.ini:2: [job D] key 'trace': $data/dumpi/testbgp.meta: not converted: MPI_Comm_size x7 (no netloom operation; its time counts as compute)
+netloom interfere: $dir/foreign.ini:2: [job D] key 'trace': $data/dumpi/testbgp.meta: not converted: MPI_Comm_rank x203 (no netloom operation; its time counts as compute)
+netloom interfere: $dir/foreign.ini:2: [job D] key 'trace': $data/dumpi/testbgp.meta: not converted: MPI_Comm_group x7 (group bookkeeping: used for communicator members)
+netloom interfere: $dir/foreign.ini:2: [job D] key 'trace': $data/dumpi/testbgp.meta: not converted: MPI_Group_incl x7 (group bookkeeping: used for communicator members)
+netloom interfere: $dir/foreign.ini:4: [job O] key 'trace': $data/otf2/ember/traces.otf2: not converted: MPI_Comm_rank x4 (no communication record: its time counts as compute)"
+
 # The study of docs/placement.md (scripts/interfere-study.sh), at two
 # all-to-alls: its output is the doc's table alone. It gave every run a
 # [workload] seed, so the contiguous and round-robin runs, which draw
