@@ -51,8 +51,9 @@ static void cli_interfere_usage(FILE *f)
 		   "Exit status: 0 done; 3 the table and --json (those asked for) were written but the\n"
 		   "--plot chart was not (no gnuplot, gnuplot failed, the SVG could not be written: the old\n"
 		   "file kept); 1 the run failed (a deadlock, out of memory) or --json could not be written\n"
-		   "after it (a full disk; the table on stdout); 2 a bad command line, workload or\n"
-		   "configuration, or an output that cannot be written (checked before the replays).\n");
+		   "after it (a full disk; the table on stdout); 2 a bad command line, workload, trace\n"
+		   "(also one found corrupt as it replays) or configuration, or an output that cannot be\n"
+		   "written (checked before the replays).\n");
 }
 
 static double cli_num(json_t *o, const char *k)

@@ -709,6 +709,26 @@ netloom interfere: $dir/foreign.ini:2: [job D] key 'trace': $data/dumpi/testbgp.
 netloom interfere: $dir/foreign.ini:2: [job D] key 'trace': $data/dumpi/testbgp.meta: not converted: MPI_Group_incl x7 (group bookkeeping: used for communicator members)
 netloom interfere: $dir/foreign.ini:4: [job O] key 'trace': $data/otf2/ember/traces.otf2: not converted: MPI_Comm_rank x4 (no communication record: its time counts as compute)"
 
+# A trace whose frames are corrupt opens (its header is whole) and fails
+# as it replays: bad input, exit 2 as --help says, one line naming the
+# run and the trace, nothing on stdout, no JSON.
+python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+for i in range(2000, len(d), 997):
+    d[i] ^= 0x55
+open(sys.argv[2], "wb").write(d)' "$data/../../../traces/samples/lammps-lj-2.nlt" "$dir/corrupt.nlt"
+printf '[job C]\ntrace = corrupt.nlt\n' > "$dir/corrupt.ini"
+rm -f "$dir/corrupt.json"
+"$netloom" interfere "$dir/corrupt.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/corrupt.json" \
+  > "$dir/corrupt.out" 2> "$dir/corrupt.err"; rc=$?
+expect_eq "corrupt trace: status, lines, stdout, JSON" \
+  "$rc:$(wc -l < "$dir/corrupt.err"):$(wc -c < "$dir/corrupt.out"):$(compgen -G "$dir/corrupt.json*" | wc -l)" "2:1:0:0"
+grep -q "^netloom interfere: job 'C' alone: .*$dir/corrupt.nlt: rank 0, offset [0-9]*: frame does not decompress" \
+  "$dir/corrupt.err" || fail "corrupt trace: line: $(cat "$dir/corrupt.err")"
+"$netloom" interfere --help | tr '\n' ' ' | grep -q "2 a bad command line, workload, trace (also one found corrupt as it" ||
+  fail "interfere --help: exit status 2 does not name a corrupt trace"
+
 # The study of docs/placement.md (scripts/interfere-study.sh), at two
 # all-to-alls: its output is the doc's table alone. It gave every run a
 # [workload] seed, so the contiguous and round-robin runs, which draw
