@@ -108,13 +108,16 @@ static int ifr_place(struct ifr *x, uint32_t j, uint8_t *busy, struct nl_err *er
 	int rc = pops ? place_job(pops, &req, jb->ep, err) : NL_ECONFIG;
 	/* Named by the key at fault, at its line: the map file's problems
 	 * are placement_map's (they were reported as 'placement'), others
-	 * the policy's, at the job's first key when it is the default. */
+	 * the policy's with its value, as replay names it, at the job's
+	 * first key when it is the default. */
 	if (rc < 0 && !strcmp(sp->policy, "map"))
 		return nl_err_prefix(err, "%s:%d: [job %s] key 'placement_map'", x->path, sp->map_line, sp->name);
+	if (rc < 0 && sp->placement_line)
+		return nl_err_prefix(err, "%s:%d: [job %s] key 'placement': value '%s'", x->path, sp->placement_line,
+				     sp->name, sp->policy);
 	if (rc < 0)
-		return nl_err_prefix(err, "%s:%d: [job %s] key 'placement'%s", x->path,
-				     sp->placement_line ? sp->placement_line : sp->line, sp->name,
-				     sp->placement_line ? "" : " (unset: contiguous)");
+		return nl_err_prefix(err, "%s:%d: [job %s] key 'placement' (unset: contiguous)", x->path, sp->line,
+				     sp->name);
 	/* Policies take free endpoints only (place_job), so jobs never share one. */
 	for (uint32_t r = 0; r < jb->n_ranks; r++) {
 		busy[jb->ep[r]] = 1;

@@ -421,7 +421,8 @@ bad uncut "[job A]"$'\n'"trace = a.nlt$(printf '%300s' '')x" \
   "$dir/uncut.ini:2: line of 314 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
 # Problems found once the file is read name the key at fault at its line:
 # a map file's are placement_map's (they were named 'placement', with no
-# line), a policy's at its line or, when unset, at the job's first key.
+# line), a policy's at its line with its value (as replay's, where it
+# said no value) or, when unset, at the job's first key.
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini:6: [job B] key 'placement_map': $dir/even.map: rank 0: endpoint 0 is taken by another job"
 printf '0 0\n1 1\n' > "$dir/short.map"
@@ -436,7 +437,7 @@ bad missing $'[job A]\nrepeat = 2\ntrace = nope.nlt' \
 bad full $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt' \
   "$dir/full.ini:6: [job C] key 'placement' (unset: contiguous): the job needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
 bad fullset $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt\nplacement = spread' \
-  "$dir/fullset.ini:7: [job C] key 'placement': the job needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+  "$dir/fullset.ini:7: [job C] key 'placement': value 'spread': the job needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
 bad both $'[job A]\ntrace = a.nlt\nsynthetic = ring\nranks = 4' \
   "$dir/both.ini:2: [job A] keys 'trace' and 'synthetic': expected one of them, not both"
 bad noranks $'[job S]\nsynthetic = ring' "$dir/noranks.ini:2: [job S] key 'ranks': missing; expected the synthetic job's ranks"
