@@ -427,6 +427,7 @@ static void cmp_release(struct cmp *c)
 	for (uint32_t i = 0; i < c->n_wl; i++) {
 		free(c->wl[i].name);
 		free(c->wl[i].trace);
+		free(c->wl[i].trace_given);
 		free(c->wl[i].placement);
 	}
 	free(c->backend);

@@ -581,8 +581,11 @@ void cmp_validate(struct cmp *c)
 		}
 		struct trace_archive *a;
 		if (trace_archive_open(&a, w->trace, &err) < 0) {
+			/* The value as written: the resolved path, which the
+			 * reader's message names, was shown as the value
+			 * ("value 'st/x.nlt': st/x.nlt: cannot open"). */
 			cmp_problem(c, "%s:%d: [workload %s] key 'trace': value '%s': %s", c->path, w->trace_line,
-				    w->name, w->trace, err.msg);
+				    w->name, w->trace_given ? w->trace_given : w->trace, err.msg);
 			continue;
 		}
 		w->trace_ranks = trace_archive_manifest(a)->n_ranks;

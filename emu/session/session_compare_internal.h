@@ -66,6 +66,7 @@ struct cmp_wl {
 	char *name;
 	int line;                  /* of its [workload NAME] header */
 	char *trace;               /* resolved path */
+	char *trace_given;         /* as the study file writes it, for messages */
 	int trace_line;
 	uint32_t ranks;            /* 0: as the trace */
 	double weight;

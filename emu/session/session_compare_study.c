@@ -200,7 +200,9 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		char *end;
 		if (!strcmp(name, "trace")) {
 			free(w->trace);
+			free(w->trace_given);
 			w->trace = cmp_path(c, value);
+			w->trace_given = strdup(value);
 			w->trace_line = line;
 		} else if (!strcmp(name, "ranks")) {
 			w->ranks_line = line;
