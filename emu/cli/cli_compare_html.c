@@ -29,6 +29,7 @@ struct html {
 	bool gnuplot;            /* gnuplot on PATH */
 	const json_t *sys, *wl, *cells;
 	size_t n_sys, n_wl;
+	unsigned n_plots;        /* plots inlined so far: each one's id prefix */
 };
 
 
@@ -64,6 +65,34 @@ static void h_num(struct html *h, double v, double scale, const char *fmt, const
 	fprintf(h->f, "<span data-k=\"%s\" data-v=\"%.17g\">", p, v);
 	fprintf(h->f, fmt, v * scale);
 	fputs("</span>", h->f);
+}
+
+/* Write gnuplot's SVG with its ids made unique in the page: every plot
+ * defines the same ones (its markers 'gpPt0'.., 'gnuplot_canvas', ...),
+ * and an HTML document's ids must be unique (HTML Living Standard, "The
+ * id attribute"), so each id and each reference to one ("#id" of an href,
+ * "url(#id)") gets the prefix "pN-" of plot N. Only inside tags: the
+ * text between them (a system's name) is left as written. */
+static void h_svg_ids(FILE *f, const char *svg, unsigned plot)
+{
+	static const char *const marks[] = {" id='", " id=\"", "href='#", "href=\"#", "url(#"};
+	bool in_tag = false;
+	for (const char *p = svg; *p;) {
+		if (*p == '<' || *p == '>') {
+			in_tag = *p == '<';
+		} else if (in_tag) {
+			size_t i = 0, n = 0;
+			for (; i < sizeof marks / sizeof *marks; i++)
+				if (!strncmp(p, marks[i], n = strlen(marks[i])))
+					break;
+			if (i < sizeof marks / sizeof *marks) {
+				fprintf(f, "%.*sp%u-", (int)n, p, plot);
+				p += n;
+				continue;
+			}
+		}
+		fputc(*p++, f);
+	}
 }
 
 /* Run gnuplot on body (terminal and title set here) and inline its
@@ -111,7 +140,8 @@ static void h_plot(struct html *h, const char *title, const char *body)
 	}
 	const char *start = svg ? strstr(svg, "<svg") : NULL; /* without the XML prologue and doctype */
 	if (start) {
-		fprintf(h->f, "%s\n", start);
+		h_svg_ids(h->f, start, ++h->n_plots);
+		fputc('\n', h->f);
 	} else {
 		/* why may hold markup ("no closing </svg>"). */
 		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;%s&rdquo; not drawn: ", title);

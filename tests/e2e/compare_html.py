@@ -7,7 +7,8 @@ Usage: compare_html.py NETLOOM SOURCE_ROOT        run a study, check its page
 Headless Chromium (Debian's `chromium`) renders DIR/index.html: the
 screenshot must not be blank (non-white pixels counted from the PNG,
 decoded with zlib alone), every <svg> of the rendered DOM must have drawn
-content, every table must have rows, and every figure of the tables (a
+content, ids must be unique in the page (each <svg>'s references to its
+own), every table must have rows, and every figure of the tables (a
 <span data-k=PATH data-v=VALUE>) must equal report.json's value at PATH,
 as written and as shown; report.json's main figures must all be on the
 page. Without gnuplot on PATH the page must keep its tables and say where
@@ -164,6 +165,19 @@ def check(d, want_svgs=5):
         print(f"screenshot: {100 * share:.1f}% non-white pixels")
         if share < 0.02:
             fail(f"screenshot nearly blank: {100 * share:.2f}% non-white pixels")
+    # Ids unique in the page (HTML: "The id attribute"), each reference
+    # to one within its own <svg>: every gnuplot plot defined 'gpPt0'..,
+    # 'gnuplot_canvas', ..., so the page held each id five times.
+    src = open(page, encoding="utf-8").read()
+    ids = re.findall(r"""\sid=['"]([^'"]*)['"]""", src)
+    dups = sorted({i for i in ids if ids.count(i) > 1})
+    if dups:
+        fail(f"{len(dups)} ids defined more than once in the page: {dups[:6]}")
+    for n, svg in enumerate(re.findall(r"<svg.*?</svg>", src, flags=re.S)):
+        own = set(re.findall(r"""\sid=['"]([^'"]*)['"]""", svg))
+        refs = set(re.findall(r"""(?:href=['"]#|url\(#)([^'")]*)""", svg))
+        if refs - own:
+            fail(f"<svg> #{n}: references to ids it does not define: {sorted(refs - own)[:6]}")
     r = chromium("--dump-dom", url)
     dom = Dom()
     dom.feed(r.stdout)
