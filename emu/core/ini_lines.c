@@ -128,8 +128,18 @@ static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
 		return false;
 	}
 	const char *end = ini_lines_find(start, "=:");
-	if (*end != '=' && *end != ':')
-		return true; /* inih's syntax error: prev_name unchanged */
+	if (*end != '=' && *end != ':') {
+		/* inih's syntax error: prev_name unchanged */
+		if (!r->bad_line) {
+			size_t n = strlen(start);
+			while (n > 0 && ini_lines_blank(start[n - 1]))
+				n--;
+			r->bad_line = r->line;
+			r->is_bad_cut = n >= sizeof r->bad_text;
+			snprintf(r->bad_text, sizeof r->bad_text, "%.*s", (int)n, start);
+		}
+		return true;
+	}
 	while (end > start && isspace((unsigned char)end[-1]))
 		end--;
 	r->has_key = true;

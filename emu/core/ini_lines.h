@@ -63,6 +63,12 @@ struct ini_lines_reader {
 	 * characters at every cut), or a name inih would cut (INI_LINES_NAME_MAX).
 	 * is_cont and is_chunk then describe the piece it could not hand over. */
 	char why[256];
+	/* The first line inih refuses as no header, no 'key = value' and no
+	 * comment (0: none yet) and its first bytes, for a message that
+	 * quotes it: the line number alone left the reader to find it. */
+	int bad_line;
+	char bad_text[64];
+	bool is_bad_cut; /* bad_text holds part of the line only */
 };
 
 /* inih's reader (ini.h ini_reader; stream is a struct ini_lines_reader):

@@ -452,6 +452,10 @@ bad dupstudy "netloom compare: $dir/dupstudy.ini:5: [study] given twice (first a
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
 bad noeq "netloom compare: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
 netloom compare: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+# A line with no '=' (a key without its value) is quoted: the line number
+# alone was given ("noval.ini:3: expected 'key = value' or a [section]").
+printf '[system a]\ntopology = torus:k=4x4\nlink_model\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noval.ini"
+bad noval "netloom compare: $dir/noval.ini:3: 'link_model': expected 'key = value' or a [section]"
 # Every problem at once, each with its line: the file's own and the study's.
 printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
 bad multi "netloom compare: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
