@@ -423,13 +423,34 @@ bool ini_lines_section_name(const char *section, const char *kind, char *buf, si
 bool ini_lines_section_near(const char *section, const char *const *kinds, size_t n_kinds, char *buf, size_t n)
 {
 	size_t len = strcspn(section, " \t");
-	for (size_t i = 0; i < n_kinds; i++)
-		if (strlen(kinds[i]) == len && !strncmp(section, kinds[i], len))
+	char bare[8][INI_LINES_NAME_MAX];
+	const char *names[8] = {0};
+	if (n_kinds > 8)
+		n_kinds = 8;
+	for (size_t i = 0; i < n_kinds; i++) {
+		size_t k = strcspn(kinds[i], " ");
+		if (k == len && !strncmp(section, kinds[i], len))
 			return false;
-	const char *kind = config_name_near(section, len, kinds, n_kinds);
+		snprintf(bare[i], sizeof bare[i], "%.*s", (int)k, kinds[i]);
+		names[i] = bare[i];
+	}
+	const char *kind = config_name_near(section, len, names, n_kinds);
+	/* "[systemfoo]": the kind, a name glued to it ("[systems]", a typo,
+	 * is said above: "[system NAME]", not "[system s]"). */
+	for (size_t i = 0; !kind && !section[len] && i < n_kinds; i++) {
+		size_t k = strlen(names[i]);
+		if (kinds[i][k] && len > k && !strncmp(section, names[i], k)) {
+			snprintf(buf, n, "[%s %s]", names[i], section + k);
+			return true;
+		}
+	}
 	if (!kind)
 		return false;
-	snprintf(buf, n, "[%s%s]", kind, section + len);
+	size_t i = 0;
+	while (names[i] != kind)
+		i++;
+	bool is_named = kinds[i][strlen(kind)] != '\0';
+	snprintf(buf, n, "[%s%s]", kind, section[len] ? section + len : is_named ? " NAME" : "");
 	return true;
 }
 

@@ -155,7 +155,11 @@ bool ini_lines_section_name(const char *section, const char *kind, char *buf, si
  * first word is a typo of one of kinds (config_name_near's rule; not one
  * of them as written), buf (truncated to n) gets that kind with the rest
  * of section as written, "[jb A]" giving "[job A]", and true is
- * returned. False, buf untouched, when it is no kind's typo. */
+ * returned. A kind written "job NAME" takes a name: its typo without one
+ * gives "[job NAME]" ("[jb]", "[jobs]"), and the kind with a longer name
+ * glued to it, "[jobfoo]", "[job foo]", where "[jb]" suggested "[job]",
+ * itself refused. False, buf untouched, when it is no kind's typo. At most 8
+ * kinds. */
 bool ini_lines_section_near(const char *section, const char *const *kinds, size_t n_kinds, char *buf, size_t n);
 
 /* The keys an INI file set, by section and name, with the line of each:

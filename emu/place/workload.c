@@ -276,7 +276,7 @@ static void wl_section(struct wl_ctx *x, const char *section, int line, int inde
 	 * names: "[job  A ]" was a job ' A ' beside a job 'A'. */
 	char name[128];
 	if (!ini_lines_section_name(section, "job", name, sizeof name) || !name[0]) {
-		static const char *const kinds[] = {"workload", "job"};
+		static const char *const kinds[] = {"workload", "job NAME"};
 		char near[INI_LINES_NAME_MAX + 8];
 		bool has_near = ini_lines_section_near(section, kinds, 2, near, sizeof near);
 		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected [workload] or [job NAME]%s%s%s",

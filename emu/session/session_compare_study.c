@@ -97,7 +97,7 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 		w->line = line;
 		w->weight = 1;
 	} else {
-		static const char *const kinds[] = {"study", "system", "workload"};
+		static const char *const kinds[] = {"study", "system NAME", "workload NAME"};
 		char near[INI_LINES_NAME_MAX + 8];
 		bool has_near = ini_lines_section_near(section, kinds, 3, near, sizeof near);
 		cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]%s%s%s", f, line,

@@ -605,6 +605,13 @@ printf '[study]\nreference = a\n[system a]\ntopology = torus:k=4x4\n[sytem b]\n[
 bad typo "netloom compare: $dir/typo.ini:5: section [sytem b]: expected [study], [system NAME] or [workload NAME] (did you mean [system b]?)
 netloom compare: $dir/typo.ini:8: section [wrkload x]: expected [study], [system NAME] or [workload NAME] (did you mean [workload x]?)
 netloom compare: $dir/typo.ini:10: section [bogus]: expected [study], [system NAME] or [workload NAME]"
+# A kind without its name is suggested with one ('[sytem]' and '[systems]'
+# suggested '[system]', which is refused too); a name glued to the kind
+# is set apart.
+printf '[system a]\ntopology = torus:k=4x4\n[sytem]\n[systems]\n[workloadlammps]\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noname.ini"
+bad noname "netloom compare: $dir/noname.ini:3: section [sytem]: expected [study], [system NAME] or [workload NAME] (did you mean [system NAME]?)
+netloom compare: $dir/noname.ini:4: section [systems]: expected [study], [system NAME] or [workload NAME] (did you mean [system NAME]?)
+netloom compare: $dir/noname.ini:5: section [workloadlammps]: expected [study], [system NAME] or [workload NAME] (did you mean [workload lammps]?)"
 # A reference that names no system said only "expected the name of a
 # [system NAME]": it lists the systems, and the one it is a typo of.
 printf '[study]\nreference = fat-tree\n[system torus]\ntopology = torus:k=4x4\n[system fattree]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badref.ini"

@@ -411,6 +411,18 @@ static void test_workload(void)
 	path = map_file("[jb a]\ntrace = a.nlt\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":1: section [jb a]: expected [workload] or [job NAME] (did you mean [job a]?)");
+	/* A kind that takes a name is suggested with one: "[jb]" and "[jobs]"
+	 * suggested "[job]", itself refused; a longer name glued to the kind
+	 * is set apart. */
+	path = map_file("[jb]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":1: section [jb]: expected [workload] or [job NAME] (did you mean [job NAME]?)");
+	path = map_file("[jobs]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":1: section [jobs]: expected [workload] or [job NAME] (did you mean [job NAME]?)");
+	path = map_file("[jobfoo]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":1: section [jobfoo]: expected [workload] or [job NAME] (did you mean [job foo]?)");
 	path = map_file("[job a]\ntrace = a.nlt\n[Workload]\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: section [Workload]: expected [workload] or [job NAME] (did you mean [workload]?)");
