@@ -68,5 +68,6 @@ if [ ! -e /scratch/x ]; then
   check "NETLOOM_TRACE_TMPDIR='/scratch/x':" NETLOOM_TRACE=m.nlt NETLOOM_TRACE_TMPDIR=/scratch/x
 fi
 check "netloom-record: NETLOOM_TRACE_POLLS='x':" NETLOOM_TRACE=m.nlt NETLOOM_TRACE_POLLS=x
+check "NETLOOM_TRACE_QUIET='yes':" NETLOOM_TRACE=m.nlt NETLOOM_TRACE_QUIET=yes
 [ "$fails" = 0 ] || exit 1
 echo "record-doc-quotes: the quoted settings messages are the ones printed"

@@ -29,7 +29,7 @@ ppargs=(--max-bytes 1 --iters 1 --reps 1)
 run() {
   local name=$1
   shift
-  unset NETLOOM_TRACE_CPU NETLOOM_TRACE_POLLS NETLOOM_TRACE_START_BARRIER
+  unset NETLOOM_TRACE_CPU NETLOOM_TRACE_POLLS NETLOOM_TRACE_START_BARRIER NETLOOM_TRACE_QUIET
   mpi "$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
     { echo "FAIL: $name: exit $?: $(head -5 "$dir/$name.err")"; exit 1; }
   [ ! -e "$dir/m.nlt" ] || { echo "FAIL: $name: an archive was written"; exit 1; }
@@ -61,6 +61,28 @@ expect barrier-space 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER=' -1': expe
 # Past 2^64 - 1: the range is named ('0 or more' named none, and the value is).
 run barrier-big 2 "${env_ok[@]}" "NETLOOM_TRACE_START_BARRIER=99999999999999999999" "$pp" "${ppargs[@]}"
 expect barrier-big 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER='99999999999999999999': expected a count of MPI_Barrier calls on MPI_COMM_WORLD, digits from 0 to 18446744073709551615; not recording\$"
+# NETLOOM_TRACE_QUIET: 0 or empty keep the "wrote" line, 1 drops it, any
+# other value is refused as the other settings are (any value set, '0'
+# too, dropped it).
+quiet() { # NAME VALUE: the recorded run with NETLOOM_TRACE_QUIET=VALUE
+  mpi 2 "${env_ok[@]}" NETLOOM_TRACE_QUIET="$2" "$pp" "${ppargs[@]}" >"$dir/$1.out" 2>"$dir/$1.err" ||
+    { echo "FAIL: $1: exit $?: $(head -5 "$dir/$1.err")"; exit 1; }
+}
+for v in 0 ''; do
+  rm -f "$dir/m.nlt"
+  quiet quiet-off "$v"
+  [ -s "$dir/m.nlt" ] || { echo "FAIL: NETLOOM_TRACE_QUIET='$v': no archive"; exit 1; }
+  expect quiet-off 1 "^netloom-record: wrote $dir/m\.nlt \(2 ranks, "
+  expect quiet-off 1 '^netloom-record: '
+done
+rm -f "$dir/m.nlt"
+quiet quiet-on 1
+[ -s "$dir/m.nlt" ] || { echo "FAIL: NETLOOM_TRACE_QUIET=1: no archive"; exit 1; }
+expect quiet-on 0 '^netloom-record: '
+rm -f "$dir/m.nlt"
+run quiet-bad 2 "${env_ok[@]}" NETLOOM_TRACE_QUIET=yes "$pp" "${ppargs[@]}"
+expect quiet-bad 1 "^netloom-record: NETLOOM_TRACE_QUIET='yes': expected '0' or '1'; not recording\$"
+expect quiet-bad 2 '^netloom-record: '
 # A folder the program cannot write in is one line with what was expected,
 # as a missing folder's is (it ended at the errno text). Root writes
 # anywhere: as root the ranks run as nobody (runuser), else skipped.

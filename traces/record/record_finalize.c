@@ -261,7 +261,7 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 		rec_say("no trace written: %s", rec_sink_error());
 		goto out;
 	}
-	if (!getenv("NETLOOM_TRACE_QUIET"))
+	if (!rec.is_quiet)
 		rec_say("wrote %s (%d rank%s, %" PRIu64 " op%s, %.3f s recorded)", run->out_shown, n,
 			n == 1 ? "" : "s", total_ops, total_ops == 1 ? "" : "s", m.recorded_runtime_s);
 	rc = 0;

@@ -348,6 +348,7 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 {
 	const char *cpu = getenv("NETLOOM_TRACE_CPU");
 	const char *polls = getenv("NETLOOM_TRACE_POLLS");
+	const char *quiet = getenv("NETLOOM_TRACE_QUIET");
 	const char *out = getenv("NETLOOM_TRACE");
 	const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
 	const char *tmpdir = getenv("NETLOOM_TRACE_TMPDIR");
@@ -367,6 +368,13 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 		return;
 	}
 	rec.is_fold_polls = polls && !strcmp(polls, "fold");
+	/* 0 and empty mean "not quiet", as users write them (any value set,
+	 * 0 too, was quiet); anything else is a typo, said like the others. */
+	if (quiet && *quiet && strcmp(quiet, "0") && strcmp(quiet, "1")) {
+		snprintf(bad, cap, "NETLOOM_TRACE_QUIET='%s': expected '0' or '1'", quiet);
+		return;
+	}
+	rec.is_quiet = quiet && !strcmp(quiet, "1");
 	/* A directory is found now, once, not after the whole run as the
 	 * archive cannot replace it (and on every rank). */
 	if (out && *out && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {

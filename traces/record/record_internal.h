@@ -138,6 +138,7 @@ struct rec_state {
 	uint64_t start_barrier; /* world barriers to skip; 0 = record from MPI_Init */
 	uint64_t n_world_barriers; /* MPI_Barrier(MPI_COMM_WORLD) calls returned so far */
 	bool is_fold_polls;     /* NETLOOM_TRACE_POLLS=fold */
+	bool is_quiet;          /* NETLOOM_TRACE_QUIET=1: no "wrote" line */
 	bool is_poll_armed;     /* the last op written was an unsuccessful poll */
 	struct trace_op poll;   /* that poll (reqs copied to poll_reqs) */
 	uint32_t poll_reqs[REC_POLL_REQS_MAX];
