@@ -114,6 +114,8 @@ int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struc
 
 int nl_sim_new(nl_sim **out, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	if (!out)
 		return nl_errf(err, NL_EINVAL, "nl_sim_new: NULL out");
 	nl_sim *s = calloc(1, sizeof *s);
@@ -230,6 +232,8 @@ static int sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 
 int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_load_file(s, path, err));
 }
 
@@ -246,6 +250,8 @@ static int sim_load_string(nl_sim *s, const char *ini, const char *name, struct 
 
 int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_load_string(s, ini, name, err));
 }
 
@@ -261,6 +267,8 @@ static int sim_set(nl_sim *s, const char *key, const char *value, const char *la
 
 int session_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_set(s, key, value, label, err));
 }
 
@@ -380,6 +388,8 @@ static int sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 
 int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_info(s, info, err));
 }
 
@@ -479,11 +489,15 @@ static int sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_
 
 int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_run_rate(s, rate, out, err));
 }
 
 int nl_sim_run(nl_sim *s, struct nl_point *out, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	NL_CHECK(session_enter(s, "nl_sim_run", NULL, err));
 	NL_CHECK(session_bind(s, err));
 	return nl_sim_run_rate(s, s->tc.injection_rate, out, err);
@@ -626,6 +640,8 @@ static int sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flag
 int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
 		 struct nl_sweep *out, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_sweep(s, lo, hi, step, flags, on_point, ctx, out, err));
 }
 
@@ -718,6 +734,8 @@ static json_t *session_json_doc(const nl_sim *s, unsigned flags)
 
 int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	NL_CHECK(session_enter(s, "nl_sim_json", NULL, err));
 	NL_CHECK(session_check_flags("nl_sim_json", flags, NL_JSON_REPRODUCIBLE, "NL_JSON_REPRODUCIBLE (0x1)", err));
 	if (!out)
@@ -755,5 +773,7 @@ static int sim_write_json(const nl_sim *s, unsigned flags, const char *path, str
 
 int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_write_json(s, flags, path, err));
 }

@@ -79,6 +79,20 @@ struct nl_sim {
 	const char *in_callback;
 };
 
+/* The caller's err, or *local when it passed NULL (netloom.h allows it):
+ * the layers below write each failure's message into err and read its
+ * code back from it (nl_err_prefix, config_err_file_line), which with
+ * NULL crashed or answered NL_EINVAL. Every public entry point passes
+ * its err through this once. */
+static inline struct nl_err *session_err(struct nl_err *err, struct nl_err *local)
+{
+	if (err)
+		return err;
+	local->code = 0;
+	local->msg[0] = '\0';
+	return local;
+}
+
 /* The check every public entry point `fn` starts with: NL_EINVAL for a
  * NULL session; NL_ESTATE when called from a caller's callback, unless
  * that callback is the one of `allowed_in` (nl_sim_send from

@@ -634,6 +634,8 @@ static int sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct
 
 int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_replay(s, path, out, err));
 }
 
@@ -669,6 +671,8 @@ static int sim_net_open(nl_sim *s, struct nl_err *err)
 
 int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_net_open(s, err));
 }
 
@@ -715,6 +719,8 @@ static int sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint
 int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
 		struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	return nl_err_one_line(err, sim_send(s, now_ps, src, dst, bytes, msg_id, err));
 }
 
@@ -787,6 +793,8 @@ static int session_advance_forever(nl_sim *s, uint64_t until_ps, struct session_
 int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
 		   uint64_t *next_ps, struct nl_err *err)
 {
+	struct nl_err local;
+	err = session_err(err, &local);
 	NL_CHECK(session_enter(s, "nl_sim_advance", NULL, err));
 	if (!s->net)
 		return nl_errf(err, NL_ESTATE, "advance: no network yet (nl_sim_net_open or nl_sim_send first)");

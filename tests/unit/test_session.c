@@ -896,6 +896,66 @@ static void test_null_arguments(void)
 	nl_sim_free(s);
 }
 
+/* err may be NULL (netloom.h: "when err is not NULL, fills it"): every
+ * call returns the code it returns with an err. The layers below read
+ * the code back through err: a bad value crashed (nl_sim_set's, a bad
+ * topology at nl_sim_net_open) or was NL_EINVAL (nl_err_prefix's
+ * answer for a NULL err) instead of the failure's own code. */
+static int null_err_case(int which, struct nl_err *err)
+{
+	nl_sim *s = NULL;
+	int rc = nl_sim_new(&s, NULL);
+	if (rc < 0)
+		return rc;
+	switch (which) {
+	case 0: rc = nl_sim_set(s, "num_vcs", "abc", err); break;
+	case 1: rc = nl_sim_set(s, "injection_rate", "2", err); break;
+	case 2: rc = nl_sim_load_string(s, "num_vcs = -3\n", "inline.ini", err); break;
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+		(void)nl_sim_set(s, "topology", which == 3 ? "torus:k=0x4" : "torsu:k=4x4", NULL);
+		if (which == 3) {
+			struct nl_sim_info info = {.size = sizeof info};
+			rc = nl_sim_info(s, &info, err);
+		} else if (which == 4) {
+			rc = nl_sim_run(s, NULL, err);
+		} else if (which == 5) {
+			rc = nl_sim_net_open(s, err);
+		} else if (which == 6) {
+			(void)nl_sim_set(s, "backend", "flit", NULL);
+			rc = nl_sim_send(s, 0, 0, 1, 64, 1, err);
+		} else {
+			rc = nl_sim_replay(s, TEST_SRC("traces/samples/pingpong-2.nlt"), NULL, err);
+		}
+		break;
+	case 8:
+		(void)nl_sim_set(s, "routing_function", "minn", NULL);
+		rc = nl_sim_net_open(s, err);
+		break;
+	case 9:
+		(void)nl_sim_set(s, "traffic", "unifrom", NULL);
+		rc = nl_sim_sweep(s, 0.1, 0.2, 0.1, 0, NULL, NULL, NULL, err);
+		break;
+	default: rc = nl_sim_run_rate(s, 2, NULL, err); break;
+	}
+	nl_sim_free(s);
+	return rc;
+}
+
+static void test_null_err(void)
+{
+	for (int which = 0; which <= 10; which++) {
+		struct nl_err e = {0};
+		int with = null_err_case(which, &e);
+		CHECK_INT(with, <, 0);
+		CHECK(e.msg[0] != '\0');
+		CHECK_INT(null_err_case(which, NULL), ==, with);
+	}
+}
+
 /* compare's cache keys (session_compare_cache.c) hold the identity of
  * the build that runs them: a result cached by another build (another
  * commit: the model may differ, the version does not) is a miss; the same
@@ -1114,6 +1174,7 @@ int main(void)
 	TEST_RUN(test_net_open_checks_routing);
 	TEST_RUN(test_error_one_line);
 	TEST_RUN(test_null_arguments);
+	TEST_RUN(test_null_err);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_advance_forever);
 	TEST_RUN(test_replay);
