@@ -292,6 +292,7 @@ static int run_setup_agreed(nl_sim **out, struct run_opts *o, struct nl_sim_info
 		return rc;
 	}
 	session_set_mpi(*out, mpi, o->spread);
+	session_set_progress(*out, true);
 	return 0;
 }
 

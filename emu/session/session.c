@@ -307,6 +307,11 @@ void session_set_mpi(nl_sim *s, struct net_mpi *m, enum session_spread spread)
 	s->spread = spread;
 }
 
+void session_set_progress(nl_sim *s, bool on)
+{
+	s->is_progress = on;
+}
+
 int session_topo_new(nl_sim *s, const char *label, struct nl_err *err)
 {
 	if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0) {
@@ -443,6 +448,7 @@ static int session_point(nl_sim *s, double rate, struct nl_err *err)
 	/* Agreed under MPI: net_run_point's collectives follow. */
 	NL_CHECK(net_mpi_agree(s->mpi, session_point_slot(s, &pt, err), err));
 	s->sc.mpi = s->mpi;
+	s->sc.is_quiet = !s->is_progress;
 	int rc = net_run_point(&s->nc, &s->rc, &s->sc, &s->tc, s->topo, rate, pt, err);
 	if (rc < 0 && !(rc == NL_EDEADLOCK && pt->deadlock)) {
 		net_point_release(pt);

@@ -120,6 +120,12 @@ enum session_spread { SESSION_SPREAD_NETWORK, SESSION_SPREAD_POINTS };
  * network on one thread, with the sequential sweep's results. */
 void session_set_mpi(nl_sim *s, struct net_mpi *m, enum session_spread spread);
 
+/* Progress lines on stderr, when it is a terminal and NETLOOM_PROGRESS is
+ * not 0, for nl_sim_run's and nl_sim_sweep's points: the commands' (run,
+ * sweep) choice. Off in a new session: an embedding program's stderr is
+ * its own, and netloom.h promises no output. */
+void session_set_progress(nl_sim *s, bool on);
+
 /* How the CLI replays: on another network than the configured one
  * (`--topology`, errors then name that option), picking the first routing
  * function of the registry that runs on its family when routing_function

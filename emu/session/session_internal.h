@@ -33,6 +33,7 @@ struct nl_sim {
 	char *info_routing;           /* nl_sim_info's routing when the pick differs from nc's (owned), or NULL */
 	struct net_mpi *mpi;          /* ranks sharing synthetic points (session_set_mpi), or NULL */
 	enum session_spread spread;   /* how a sweep uses them */
+	bool is_progress;             /* progress lines on a terminal (session_set_progress) */
 
 	/* The last results (kind says which). */
 	enum session_result kind;

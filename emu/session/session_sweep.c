@@ -194,6 +194,7 @@ int session_sweep_threads(nl_sim *s, const double *rates, uint32_t n_rates, unsi
 	}
 	struct progress pg;
 	progress_init(&pg, "sweep");
+	pg.enabled = pg.enabled && s->is_progress;
 	char line[96];
 	int rc = 0;
 	bool stop = false;

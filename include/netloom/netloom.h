@@ -26,6 +26,10 @@
  * unknown bits 0x6; expected NL_JSON_REPRODUCIBLE (0x1) or 0"), so an
  * older library refuses a newer header's flag rather than ignore it.
  *
+ * Output: the library prints nothing, on stdout or stderr (the netloom
+ * command's progress lines are its own); results come back through the
+ * calls, and nl_sim_write_json's "-" writes the JSON to stdout.
+ *
  * Callbacks (nl_sim_sweep's on_point, nl_sim_advance's deliver) run while
  * the call holds the session's points and network: from inside them only
  * nl_sim_send (from deliver: the next message at or after the delivery's

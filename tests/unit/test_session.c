@@ -3,6 +3,7 @@
  * files with one-line errors; runs, replay and the message-level network;
  * reentrancy: two sessions in two threads each give their single-session
  * JSON byte for byte (issue 10, part 6); compare's cache keys. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "core/path.h"
 #include "core/version.h"
 #include "netloom/netloom.h"
+#include "session/session.h"
 #include "session/session_compare_internal.h"
 #include "test.h"
 
@@ -956,6 +958,64 @@ static void test_null_err(void)
 	}
 }
 
+/* Bytes the library wrote to stderr, a terminal (a pty), while
+ * nl_sim_run ran a point of about a second (progress lines are drawn
+ * after 0.2 s), with session_set_progress(on) first unless on < 0. */
+static size_t run_stderr_on_tty(int on)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	CHECK(master >= 0);
+	CHECK(grantpt(master) == 0 && unlockpt(master) == 0);
+	int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	CHECK(slave >= 0);
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	CHECK(saved >= 0 && dup2(slave, STDERR_FILENO) == STDERR_FILENO);
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	int rc = nl_sim_new(&s, &e);
+	if (rc == 0 && on >= 0)
+		session_set_progress(s, on);
+	if (rc == 0)
+		rc = nl_sim_set(s, "topology", "torus:k=12x12", &e);
+	if (rc == 0)
+		rc = nl_sim_set(s, "injection_rate", "0.3", &e);
+	if (rc == 0)
+		rc = nl_sim_run(s, NULL, &e);
+	nl_sim_free(s);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(slave);
+	CHECK_OK(rc, &e);
+	size_t n = 0;
+	char buf[4096];
+	int fl = fcntl(master, F_GETFL);
+	fcntl(master, F_SETFL, fl | O_NONBLOCK);
+	for (ssize_t got; (got = read(master, buf, sizeof buf)) > 0;)
+		n += (size_t)got;
+	close(master);
+	return n;
+}
+
+/* An embedding program's terminal is its own: nl_sim_run drew the
+ * flit model's progress line ("rate 0.3:  16.0%  warm-up, ...") on
+ * stderr when it was a terminal, which netloom.h does not say. The
+ * commands ask for it (session_set_progress); an API caller gets none. */
+static void test_no_progress_on_tty(void)
+{
+	const char *was = getenv("NETLOOM_PROGRESS");
+	char *keep = was ? strdup(was) : NULL;
+	unsetenv("NETLOOM_PROGRESS");
+	CHECK_UINT(run_stderr_on_tty(-1), ==, 0);
+	CHECK_UINT(run_stderr_on_tty(0), ==, 0);
+	/* The capture sees a line when there is one. */
+	CHECK_UINT(run_stderr_on_tty(1), >, 0);
+	if (keep)
+		setenv("NETLOOM_PROGRESS", keep, 1);
+	free(keep);
+}
+
 /* compare's cache keys (session_compare_cache.c) hold the identity of
  * the build that runs them: a result cached by another build (another
  * commit: the model may differ, the version does not) is a miss; the same
@@ -1175,6 +1235,7 @@ int main(void)
 	TEST_RUN(test_error_one_line);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_null_err);
+	TEST_RUN(test_no_progress_on_tty);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_advance_forever);
 	TEST_RUN(test_replay);
