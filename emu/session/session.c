@@ -314,7 +314,9 @@ void session_set_progress(nl_sim *s, bool on)
 
 int session_topo_new(nl_sim *s, const char *label, struct nl_err *err)
 {
-	if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0) {
+	/* The commands that ask for progress lines get the build's too (a
+	 * permuted network's trials, a build of many seconds). */
+	if (!s->topo && (s->is_progress ? topo_new_shown : topo_new)(s->nc.topology, &s->topo, err) < 0) {
 		if (label)
 			nl_err_prefix(err, "%s", label);
 		return config_err_file_line(&s->cfg, "topology", err);

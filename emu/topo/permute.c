@@ -366,12 +366,17 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 	struct progress prog;
 	int rc;
 
-	/* Its own line counts the trials, which are most of the work. */
+	/* Its own line counts the trials, which are most of the work; only
+	 * for a build that shows one (topo_new_shown set t->building): topo_new
+	 * builds silently, whoever calls it (an API caller's terminal is its
+	 * own). */
+	bool is_shown = t->building != NULL;
 	t->building = NULL;
 	rc = topo_new(pr->base, &base, err);
 	if (rc < 0)
 		return nl_err_prefix(err, "topology '%s': base topology", t->ops->name);
 	progress_init(&prog, t->ops->name);
+	prog.enabled = prog.enabled && is_shown;
 	if (strlen(base->spec) < sizeof pr->base)
 		strcpy(pr->base, base->spec);
 	if ((rc = perm_copy_base(t, base, pr, err)) < 0 || (rc = perm_links(&pm, t, pr, &base_a, &base_b, err)) < 0)
