@@ -204,6 +204,20 @@ with tempfile.TemporaryDirectory() as dest:
     cc = os.environ.get("CC", "cc")
     sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", os.path.join(src, "tests", "api", "example_run.c"),
         *flags, "-o", exe])
+    # The installed header on its own, as an embedder's compiler takes it:
+    # C99 with -pedantic, and C++ (its extern "C" block).
+    hsrc = os.path.join(dest, "use_header.c")
+    with open(hsrc, "w") as f:
+        f.write("#include <netloom/netloom.h>\n"
+                "int main(void) { struct nl_err e; nl_sim *s = 0; int rc = nl_sim_new(&s, &e);\n"
+                "  nl_sim_free(s); return rc == NL_EINVAL; }\n")
+    sh([cc, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", hsrc, *flags, "-o", hsrc + ".c99"])
+    if shutil.which("g++"):
+        sh(["g++", "-x", "c++", "-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror", hsrc, "-x", "none",
+            *flags, "-o", hsrc + ".cxx"])
+        print("ok: the installed header compiles as C99 (-pedantic) and as C++")
+    else:
+        print("ok: the installed header compiles as C99 (-pedantic); no g++ for C++")
     # Only the public symbols are exported: the example links with them.
     nm = sh(["nm", "-D", "--defined-only", libs[0]]).stdout.split("\n")
     exported = sorted(l.split()[-1] for l in nm if " T " in l)
