@@ -441,6 +441,15 @@ static void test_workload(void)
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_inner = zigzag\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round_robin");
+	/* The longest job name, 45 characters ("job " and 45 make libinih's
+	 * 49), is read whole; one more is refused at its header. */
+	path = map_file("[job 123456789012345678901234567890123456789012345]\ntrace = a.nlt\n");
+	CHECK_EQ(place_workload_read(path, &w, &err), 0);
+	CHECK_STR(w.jobs[0].name, "123456789012345678901234567890123456789012345");
+	place_workload_release(&w);
+	path = map_file("[job 1234567890123456789012345678901234567890123456]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":1: section name of 50 characters ('[job 1234567890123456...]'); libinih keeps its first 49 only");
 	/* A job name libinih would cut to its first 45 characters (MAX_SECTION):
 	 * the job ran under the cut name. */
 	path = map_file("[job a]\ntrace = a.nlt\n[job job_with_a_very_long_name_that_goes_on_and_on_and_on_x]\n"
