@@ -53,8 +53,12 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 			rc = nl_errf(err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, lineno);
 			goto out;
 		}
-		if ((size_t)len - (line[len - 1] == '\n') > MAP_LINE_MAX) {
-			rc = nl_errf(err, NL_EFORMAT, "%s:%u: line longer than %d characters", path, lineno, MAP_LINE_MAX);
+		size_t chars = (size_t)len - (line[len - 1] == '\n');
+		if (chars > MAP_LINE_MAX) {
+			rc = nl_errf(err, NL_EFORMAT,
+				     "%s:%u: line of %zu characters; expected at most %d ('rank endpoint' and an optional "
+				     "'# comment')",
+				     path, lineno, chars, MAP_LINE_MAX);
 			goto out;
 		}
 		while (*s == ' ' || *s == '\t')

@@ -258,6 +258,16 @@ static void test_map_file(void)
 	rq.map_path = map_file("1e1 3\n");
 	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err,
 		  ":1: '1e1 3': expected 'rank endpoint' (two unsigned integers)");
+	/* A line past 510 characters is refused with its length and what a
+	 * line holds; 510, a comment making up the rest, is read. */
+	char text[600];
+	snprintf(text, sizeof text, "0 1\n1 2 #%505s\n2 5\n", "");
+	rq.map_path = map_file(text);
+	CHECK_OK(place_job(pol("map"), &rq, ep, &err), &err);
+	snprintf(text, sizeof text, "0 1\n1 2 #%506s\n2 5\n", "");
+	rq.map_path = map_file(text);
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err,
+		  ":2: line of 511 characters; expected at most 510 ('rank endpoint' and an optional '# comment')");
 	/* A comment right after the endpoint still ends the line. */
 	rq.map_path = map_file("0 1#a\n1 2\t# b\n2 5\r\n");
 	CHECK_OK(place_job(pol("map"), &rq, ep, &err), &err);
