@@ -225,8 +225,17 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	}
 	if (!strcmp(key, "synthetic")) {
 		j->synthetic = app_synth_pattern_find(value);
-		if (j->synthetic < 0)
-			return wl_bad(x, section, key, value, "a synthetic pattern: alltoall, shift or ring");
+		if (j->synthetic < 0) {
+			/* The pattern the value is a typo of ('Ring', 'shfit'), as for a policy. */
+			const char *names[APP_SYNTH_RING + 1];
+			for (int i = 0; i <= APP_SYNTH_RING; i++)
+				names[i] = app_synth_pattern_name(i);
+			const char *near = config_name_near(value, strlen(value), names, APP_SYNTH_RING + 1);
+			char expected[96];
+			snprintf(expected, sizeof expected, "a synthetic pattern: alltoall, shift or ring%s%s%s",
+				 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+			return wl_bad(x, section, key, value, expected);
+		}
 		return 0;
 	}
 	if (!strcmp(key, "ranks")) {

@@ -364,6 +364,19 @@ static void test_workload(void)
 		  ":4: [job a] key 'intervals': value '1': expected a job key: trace, placement, placement_seed, "
 		  "ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, "
 		  "ranks, bytes, interval_s, steps (did you mean 'interval_s'?)");
+	/* So does a synthetic pattern that is a typo of one: 'Ring' said
+	 * only the list. */
+	path = map_file("[job a]\nsynthetic = Ring\nranks = 4\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":2: [job a] key 'synthetic': value 'Ring': expected a synthetic pattern: alltoall, shift or ring "
+		  "(did you mean 'ring'?)");
+	path = map_file("[job a]\nsynthetic = shfit\nranks = 4\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  "value 'shfit': expected a synthetic pattern: alltoall, shift or ring (did you mean 'shift'?)");
+	path = map_file("[job a]\nsynthetic = uniform\nranks = 4\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  "value 'uniform': expected a synthetic pattern: alltoall, shift or ring");
+	CHECK(!strstr(err.msg, "did you mean"));
 	path = map_file("[job a]\ntrace = a.nlt\nnodes = 2\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  "key 'nodes': value '2': expected a job key: trace, placement, placement_seed, ranks_per_node, "
