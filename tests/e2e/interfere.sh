@@ -712,7 +712,9 @@ netloom interfere: $dir/foreign.ini:4: [job O] key 'trace': $data/otf2/ember/tra
 
 # A trace whose frames are corrupt opens (its header is whole) and fails
 # as it replays: bad input, exit 2 as --help says, one line naming the
-# run and the trace, nothing on stdout, no JSON.
+# workload's file, line and job, as a trace that does not open is (it
+# named the run, 'job 'C' alone: trace rank 0 op 0: ...'), and the trace,
+# nothing on stdout, no JSON.
 python3 -c '
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
@@ -725,8 +727,14 @@ rm -f "$dir/corrupt.json"
   > "$dir/corrupt.out" 2> "$dir/corrupt.err"; rc=$?
 expect_eq "corrupt trace: status, lines, stdout, JSON" \
   "$rc:$(wc -l < "$dir/corrupt.err"):$(wc -c < "$dir/corrupt.out"):$(compgen -G "$dir/corrupt.json*" | wc -l)" "2:1:0:0"
-grep -q "^netloom interfere: job 'C' alone: .*$dir/corrupt.nlt: rank 0, offset [0-9]*: frame does not decompress" \
+grep -qx "netloom interfere: $dir/corrupt.ini:2: \[job C\] key 'trace': $dir/corrupt.nlt: rank 0, offset [0-9]*: frame does not decompress: .*" \
   "$dir/corrupt.err" || fail "corrupt trace: line: $(cat "$dir/corrupt.err")"
+# Second of two jobs, the runs on two threads, the shared run started
+# first: still the job's alone run that names it.
+printf '[job A]\ntrace = a.nlt\n[job C]\ntrace = corrupt.nlt\n' > "$dir/corrupt2.ini"
+"$netloom" interfere "$dir/corrupt2.ini" -c "$dir/sys.ini" "${an[@]}" -j 2 > "$dir/corrupt.out" 2> "$dir/corrupt.err"
+expect_eq "corrupt second trace, -j 2: status, stderr" "$?:$(sed 's/offset [0-9]*:.*/offset/' "$dir/corrupt.err")" \
+  "2:netloom interfere: $dir/corrupt2.ini:4: [job C] key 'trace': $dir/corrupt.nlt: rank 0, offset"
 "$netloom" interfere --help | tr '\n' ' ' | grep -q "2 a bad command line, workload, trace (also one found corrupt as it" ||
   fail "interfere --help: exit status 2 does not name a corrupt trace"
 
