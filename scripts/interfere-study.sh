@@ -7,20 +7,35 @@
 # seeds; prints one line per run, then min / median / max per policy.
 #
 # usage: scripts/interfere-study.sh [BUILD_DIR] [OUT_DIR]
-#   BUILD_DIR  holds the netloom binary (default build)
+#   BUILD_DIR  holds the netloom binary (default build; scripts/build.sh)
 #   OUT_DIR    keeps the workloads and JSON documents (default: a temporary
-#              folder, removed at the end)
+#              folder, removed at the end); the tables go to stdout only
 # Environment: SEEDS (whole numbers separated by white space, default
 # "1 2 3 4 5"; contiguous and round-robin run with the first only), BACKEND (analytic or flit,
 # default analytic), TOPOLOGY (default dragonfly:a=4,p=2,h=2), BULLY_ITERS
 # (default 600), BULLY_BYTES (bytes per peer per all-to-all, default 65536),
 # BULLY_GAP_NS (compute between all-to-alls, default 200000).
+# Needs python3. Time (docs/placement.md): the default study about 2 s of
+# CPU; BACKEND=flit with BULLY_ITERS=60 BULLY_GAP_NS=2000000 SEEDS="1 2 3"
+# about 1 min of CPU (the default bully on the flit model: far longer).
 set -euo pipefail
+usage="usage: scripts/interfere-study.sh [BUILD_DIR] [OUT_DIR]"
+case ${1:-} in
+-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+-*) echo "interfere-study: unknown option '$1' ($usage)" >&2; exit 2 ;;
+esac
+[ $# -le 2 ] || { echo "interfere-study: $# arguments; expected at most 2 ($usage)" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 netloom=$build/netloom
-[ -x "$netloom" ] || { echo "interfere-study: $netloom not built (scripts/build.sh)" >&2; exit 2; }
-if [ $# -ge 2 ]; then out=$2; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+[ -x "$netloom" ] || { echo "interfere-study: $netloom: not an executable; expected BUILD_DIR to hold a built netloom (scripts/build.sh)" >&2; exit 2; }
+if [ $# -ge 2 ]; then
+  out=$2
+  if [ -e "$out" ] && [ ! -d "$out" ] || ! mkdir -p "$out" 2> /dev/null; then
+    echo "interfere-study: OUT_DIR '$out': not a directory; expected a directory, or a path where one can be made" >&2
+    exit 2
+  fi
+else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
 # SEEDS is split on white space, so " 2 3" or "2  3" is the seeds 2 and 3;
 # the first is the one seed the deterministic policies run with.
 read -r -a seeds <<<"${SEEDS:-1 2 3 4 5}"

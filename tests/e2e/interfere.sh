@@ -749,6 +749,23 @@ expect_eq "interfere-study.sh: status, stderr" "$rc:$(cat "$dir/study.err")" "0:
 expect_eq "interfere-study.sh: runs (contiguous, random-node 1 and 2, round-robin)" \
   "$(awk 'NR > 1 && NF == 0 {exit} NR > 1 {printf "%s %s,", $1, $2}' "$dir/study.out")" \
   "contiguous 1,random-node 1,random-node 2,round-robin 1,"
+# --help says what it runs and what it needs, exit 0 (it was taken for
+# BUILD_DIR: "interfere-study: --help/netloom not built", exit 2); a bad
+# option, a third argument or an OUT_DIR that is a file is one line, exit
+# 2, before anything runs.
+"$study" --help > "$dir/study.out" 2> "$dir/study.err"; rc=$?
+expect_eq "interfere-study.sh --help: status, stderr" "$rc:$(cat "$dir/study.err")" "0:"
+grep -q "^usage: scripts/interfere-study.sh \[BUILD_DIR\] \[OUT_DIR\]" "$dir/study.out" &&
+  grep -q "^Needs python3. Time" "$dir/study.out" || fail "interfere-study.sh --help: $(head -3 "$dir/study.out")"
+touch "$dir/study-file"
+for args in "-x" "a b c" "$(dirname "$netloom") $dir/study-file"; do
+  # shellcheck disable=SC2086 # the arguments
+  "$study" $args > "$dir/study.out" 2> "$dir/study.err"; rc=$?
+  expect_eq "interfere-study.sh $args: status, lines, stdout" \
+    "$rc:$(wc -l < "$dir/study.err"):$(wc -c < "$dir/study.out")" "2:1:0"
+done
+expect_eq "interfere-study.sh, OUT_DIR a file" "$(cat "$dir/study.err")" \
+  "interfere-study: OUT_DIR '$dir/study-file': not a directory; expected a directory, or a path where one can be made"
 
 [ $fails -eq 0 ] && echo "interfere: all checks passed"
 exit $((fails > 0))
