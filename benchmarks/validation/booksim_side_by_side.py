@@ -19,9 +19,14 @@ Runs are serial (one core). Finished netloom points are kept in
 OUT/points.tsv and skipped when the script runs again with the same
 converted configuration; --fresh discards them.
 
-usage: booksim_side_by_side.py [--netloom BIN] [--out DIR] [--curves a,b]
-                               [--seeds 0,1,2] [--no-sat] [--max-load X] [--fresh]
-                               [--cached-only]
+Needs a built netloom (scripts/build.sh) and python3; not BookSim2: its
+figures are read from booksim/booksim_points.tsv. Time (docs/validation.md,
+on a loaded 2-core machine): every curve, 3 seeds, about 2 hours of wall
+time (291 runs); single_uniform, cmesh_bitcomp and cmesh_xyyx_bitcomp
+10-20 s; mesh_transpose 7 s; --cached-only runs nothing.
+Exit status: 0 done; 1 a netloom run failed (one line names the command
+and netloom's message); 2 bad usage; 3 the tables written but a plot not
+drawn (gnuplot failed; one line says which).
 """
 import argparse
 import hashlib
@@ -33,6 +38,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(HERE, "booksim", "booksim_points.tsv")
+sys.path.insert(0, os.path.join(HERE, "repro", "lib"))
+import netloom_run  # noqa: E402  (its run() and draw(): one line for a failed netloom or gnuplot)
 
 # curve -> (BookSim cfg in booksim/, traffic)
 CURVES = [
@@ -116,8 +123,11 @@ class Runner:
     def convert(self, curve, cfg):
         ini = os.path.join(self.args.out, curve + ".ini")
         src = os.path.join(HERE, "booksim", cfg)
-        r = subprocess.run([self.args.netloom, "config", "--from-booksim", src],
-                           capture_output=True, text=True)
+        try:
+            r = subprocess.run([self.args.netloom, "config", "--from-booksim", src],
+                               capture_output=True, text=True)
+        except OSError as e:
+            sys.exit("%s: cannot run netloom: %s: %s" % (netloom_run.script(), self.args.netloom, e.strerror))
         if r.returncode != 0:
             return None, r.stderr.strip()
         write_atomic(ini, r.stdout)
@@ -131,9 +141,7 @@ class Runner:
             return None
         cmd = [self.args.netloom, "run", "-c", ini, "-s", "traffic=" + traffic,
                "-s", "injection_rate=" + rkey(load), "-s", "seed=%d" % seed, "--csv"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit("netloom failed (%s): %s" % (" ".join(cmd), r.stderr.strip()))
+        r = netloom_run.run(cmd, stdout=subprocess.PIPE)
         lines = r.stdout.strip().split("\n")
         row = dict(zip(lines[0].split(","), lines[-1].split(",")))
         p = {"curve": curve, "ini_sha": sha, "load": rkey(load), "seed": str(seed),
@@ -180,11 +188,14 @@ class Runner:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--netloom", default=os.path.join(HERE, "..", "..", "build", "netloom"))
-    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "build", "validation"))
-    ap.add_argument("--curves", default=",".join(c[0] for c in CURVES))
-    ap.add_argument("--seeds", default="0,1,2")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--netloom", default=os.path.join(HERE, "..", "..", "build", "netloom"),
+                    help="the netloom binary (default build/netloom)")
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "build", "validation"),
+                    help="folder for the tables and plots (default build/validation)")
+    ap.add_argument("--curves", default=",".join(c[0] for c in CURVES),
+                    help="comma-separated curves (default all: %s)" % ", ".join(c[0] for c in CURVES))
+    ap.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
     ap.add_argument("--no-sat", action="store_true", help="skip netloom's saturation search")
     ap.add_argument("--max-load", type=float, default=None,
                     help="run only BookSim's loads up to this one (e.g. extra seeds below 0.9 x saturation)")
@@ -192,12 +203,29 @@ def main():
     ap.add_argument("--cached-only", action="store_true",
                     help="run nothing: tables and plots from the points OUT/points.tsv already holds")
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    # Every argument checked before OUT is made or anything runs: a bad
+    # seed was a traceback (ValueError), a missing netloom one after OUT
+    # was made.
+    me = netloom_run.script()
     want = args.curves.split(",")
     unknown = [c for c in want if c not in [x[0] for x in CURVES]]
     if unknown:
-        sys.exit("unknown curve %s; expected one of %s" % (unknown, ", ".join(x[0] for x in CURVES)))
+        ap.exit(2, "%s: --curves: unknown curve '%s'; expected one of %s\n" %
+                (me, unknown[0], ", ".join(x[0] for x in CURVES)))
+    if not all(s.isdigit() for s in args.seeds.split(",")):
+        ap.exit(2, "%s: --seeds '%s': expected whole numbers separated by commas, e.g. 0,1,2\n" % (me, args.seeds))
     seeds = [int(s) for s in args.seeds.split(",")]
+    if not (os.path.isfile(args.netloom) and os.access(args.netloom, os.X_OK)):
+        ap.exit(2, "%s: --netloom %s: not an executable (build with scripts/build.sh or pass --netloom)\n" %
+                (me, args.netloom))
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        ap.exit(2, "%s: --out '%s': not a directory; expected a directory, or a path where one can be made\n" %
+                (me, args.out))
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        ap.exit(2, "%s: --out '%s': %s; expected a directory, or a path where one can be made\n" %
+                (me, args.out, e.strerror))
     ref = [p for p in read_tsv(REF) if not p["curve"].startswith("idle_")]
     runner = Runner(args)
 
@@ -291,22 +319,22 @@ def main():
     print("\n".join(summary))
     print("wrote %s/{points,side_by_side,saturation}.tsv, tables.md%s" %
           (args.out, " and <curve>.svg" if shutil.which("gnuplot") else ""))
+    sys.exit(netloom_run.exit_status())
 
 
 def plot(out, curve, traffic, rows, bs, ns):
-    dat = os.path.join(out, curve + ".dat")
+    """OUT/curve.svg (gnuplot, netloom_run.draw: without it, or when it
+    fails, one line says so and an SVG of an earlier run is removed). Its
+    data go through a temporary file, removed after."""
+    svg = os.path.join(out, curve + ".svg")
+    if not netloom_run.have_gnuplot(svg):
+        return
+    dat = svg + ".dat.tmp"
     with open(dat, "w") as f:
         f.write("# load booksim_seeds booksim_latency netloom_seeds netloom_latency\n")
         for x, nb, bl, nn, nl, _ in rows:
             f.write("%.2f %d %s %d %s\n" % (x, nb, "%.3f" % bl if nb else "NaN", nn,
                                             "%.3f" % nl if nn else "NaN"))
-    svg = os.path.join(out, curve + ".svg")
-    if shutil.which("gnuplot") is None:
-        # A stale SVG beside fresh tables would show other figures.
-        if os.path.exists(svg):
-            os.remove(svg)
-        print("%s: gnuplot not found, SVG not drawn (install gnuplot-nox)" % svg, file=sys.stderr)
-        return
     gp = "\n".join([
         "set terminal svg size 640,420 dynamic font 'sans,11' background rgb 'white'",
         "set xrange [0:*]",
@@ -323,10 +351,10 @@ def plot(out, curve, traffic, rows, bs, ns):
         "plot '%s' using 1:3 with linespoints pt 7 lc rgb '#1f77b4' title 'BookSim2 (sat. %.3f)', \\" % (dat, bs),
         "     '%s' using 1:5 with linespoints pt 5 lc rgb '#d62728' title 'netloom (sat. %.3f)'" % (dat, ns),
         ""])
-    r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
-    if r.returncode != 0:
-        sys.exit("gnuplot failed for %s: %s" % (curve, r.stderr.strip()))
-    os.replace(svg + ".tmp", svg)
+    try:
+        netloom_run.draw(svg, gp)
+    finally:
+        os.unlink(dat)
 
 
 if __name__ == "__main__":

@@ -321,7 +321,70 @@ expect_eq "reproduce.sh, gnuplot fails: stderr" "$(grep -v '^  \|^== ' "$dir/err
 [ -s "$dir/gp-r/flex_fig14/flex_fig14.tsv" ] || fail "reproduce.sh, gnuplot fails: no table written"
 rm -rf "$dir"/gp-*
 
+# booksim_side_by_side.py: --help says what it needs (not BookSim2) and
+# how long it takes; bad arguments and a netloom that is not there are
+# one line, exit 2, before OUT is made (a bad --seeds was a traceback, a
+# missing netloom one after OUT was made); a failed run is one line, exit
+# 1; a failing gnuplot leaves the tables, no SVG and no temporary file,
+# exit 3 (it was "gnuplot failed for CURVE", exit 1, before the tables,
+# with OUT/CURVE.svg.tmp left); a drawn plot leaves no temporary file
+# (its CURVE.dat stayed in OUT). A stand-in netloom converts any cfg and
+# answers each run with a point, stable below 0.5.
+sbs=$root/benchmarks/validation/booksim_side_by_side.py
+cat > "$dir/sbs-netloom" <<'EOF'
+#!/usr/bin/env python3
+import sys
+a = sys.argv
+if a[1] == "config":
+    print("[network]\ntopology = fly:k=10,n=1")
+    sys.exit(0)
+r = float([x for x in a if x.startswith("injection_rate=")][0].split("=")[1])
+print("stable,latency_mean,network_latency_mean,accepted,hops_mean,cycles,wall_seconds")
+print("%d,%.3f,10.0,%.4f,1.0,4000,0.01" % (r < 0.5, 20 + r, r))
+EOF
+chmod +x "$dir/sbs-netloom"
+"$sbs" --help > "$dir/out" 2> "$dir/err"; rc=$?
+expect_eq "booksim_side_by_side.py --help: status, stderr" "$rc:$(cat "$dir/err")" "0:"
+grep -q "not BookSim2" "$dir/out" && grep -q "^Exit status: 0 done" "$dir/out" && grep -q "the netloom binary (default build/netloom)" "$dir/out" ||
+  fail "booksim_side_by_side.py --help: no needs, exit status or defaults: $(head -2 "$dir/out")"
+touch "$dir/sbs-file"
+for args in "--seeds a|--seeds 'a': expected whole numbers separated by commas, e.g. 0,1,2" \
+            "--curves nope|--curves: unknown curve 'nope'; expected one of ff_ranmin_uniform," \
+            "--netloom $dir/no-netloom|--netloom $dir/no-netloom: not an executable (build with scripts/build.sh or pass --netloom)"; do
+  # shellcheck disable=SC2086 # the options
+  "$sbs" --netloom "$dir/sbs-netloom" --out "$dir/sbs-o" ${args%%|*} > "$dir/out" 2> "$dir/err"; rc=$?
+  expect_eq "booksim_side_by_side.py ${args%%|*}: status, lines" "$rc:$(wc -l < "$dir/err")" "2:1"
+  [[ "$(cat "$dir/err")" == "booksim_side_by_side.py: ${args#*|}"* ]] ||
+    fail "booksim_side_by_side.py ${args%%|*}: stderr '$(cat "$dir/err")'"
+  [ -e "$dir/sbs-o" ] && fail "booksim_side_by_side.py ${args%%|*}: OUT made before the arguments were checked"
+done
+"$sbs" --netloom "$dir/sbs-netloom" --out "$dir/sbs-file" > "$dir/out" 2> "$dir/err"; rc=$?
+expect_eq "booksim_side_by_side.py --out FILE" "$rc:$(cat "$dir/err")" \
+  "2:booksim_side_by_side.py: --out '$dir/sbs-file': not a directory; expected a directory, or a path where one can be made"
+sed 's/^r = float/sys.stderr.write("netloom run: stand-in refusal\\n"); sys.exit(2)\nr = float/' "$dir/sbs-netloom" > "$dir/sbs-refusing"
+chmod +x "$dir/sbs-refusing"
+"$sbs" --netloom "$dir/sbs-refusing" --out "$dir/sbs-o" --curves single_uniform --seeds 0 --no-sat > "$dir/out" 2> "$dir/err"; rc=$?
+expect_eq "booksim_side_by_side.py, netloom fails: status, lines" "$rc:$(wc -l < "$dir/err")" "1:1"
+[[ "$(cat "$dir/err")" == "booksim_side_by_side.py: netloom failed: $dir/sbs-refusing run -c "*": netloom run: stand-in refusal" ]] ||
+  fail "booksim_side_by_side.py, netloom fails: stderr '$(cat "$dir/err")'"
+rm -rf "$dir/sbs-o"
+mkdir -p "$dir/sbs-gp" && echo stale > "$dir/sbs-gp/single_uniform.svg"
+PATH="$dir/gpbin:$PATH" "$sbs" --netloom "$dir/sbs-netloom" --out "$dir/sbs-gp" --curves single_uniform --seeds 0 \
+  --no-sat > "$dir/out" 2> "$dir/err"; rc=$?
+expect_eq "booksim_side_by_side.py, gnuplot fails: status, stderr" "$rc:$(cat "$dir/err")" \
+  "3:booksim_side_by_side.py: $dir/sbs-gp/single_uniform.svg not drawn: gnuplot failed: $gp_failed"
+expect_eq "booksim_side_by_side.py, gnuplot fails: files left" "$(cd "$dir/sbs-gp" && echo *)" \
+  "points.tsv saturation.tsv side_by_side.tsv single_uniform.ini tables.md"
+grep -qx "| 0.10 | [0-9.]* (3) | 20.10 (1) | [-+0-9.]*% | yes |" "$dir/sbs-gp/tables.md" ||
+  fail "booksim_side_by_side.py, gnuplot fails: tables.md: $(head -3 "$dir/sbs-gp/tables.md")"
+rm -rf "$dir/sbs-gp"
+
 if command -v gnuplot > /dev/null; then
+  "$sbs" --netloom "$dir/sbs-netloom" --out "$dir/sbs-ok" --curves single_uniform --seeds 0 --no-sat > "$dir/out" 2> "$dir/err"
+  expect_eq "booksim_side_by_side.py with gnuplot: status, stderr" "$?:$(cat "$dir/err")" "0:"
+  expect_eq "booksim_side_by_side.py with gnuplot: files" "$(cd "$dir/sbs-ok" && echo *)" \
+    "points.tsv saturation.tsv side_by_side.tsv single_uniform.ini single_uniform.svg tables.md"
+  rm -rf "$dir/sbs-ok"
   # xtics SVG: the tick labels (and titles) gnuplot wrote, one line.
   xtics() { grep -o '<tspan[^>]*>[^<]*</tspan>' "$1" | sed 's/<[^>]*>//g; s/^ *//' | tr '\n' ' '; }
   FLEX_TS=10 FLEX_RATES=0.3:0.3:0.1 python3 "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/netloom" "$dir/f14" \
