@@ -379,6 +379,21 @@ grep -qx "| 0.10 | [0-9.]* (3) | 20.10 (1) | [-+0-9.]*% | yes |" "$dir/sbs-gp/ta
   fail "booksim_side_by_side.py, gnuplot fails: tables.md: $(head -3 "$dir/sbs-gp/tables.md")"
 rm -rf "$dir/sbs-gp"
 
+# The BookSim2 runners: --help says what they need, a BookSim2 that is not
+# there is one line, exit 2, before anything is written (it was a
+# traceback, FileNotFoundError, after OUT was made, or "booksim failed
+# (127)" and nice's message after the graph files were rewritten).
+for f in anynet_side_by_side.py eq_small_min.py; do
+  "$root/benchmarks/validation/booksim/$f" --help > "$dir/out" 2> "$dir/err"; rc=$?
+  expect_eq "$f --help: status, stderr" "$rc:$(cat "$dir/err")" "0:"
+  grep -q "^Needs a built netloom and a BookSim2 binary" "$dir/out" || fail "$f --help: needs not said"
+  "$root/benchmarks/validation/booksim/$f" --netloom "$dir/sbs-netloom" --booksim "$dir/no-booksim" --out "$dir/bk-o" \
+    > "$dir/out" 2> "$dir/err"; rc=$?
+  expect_eq "$f, no BookSim2" "$rc:$(cat "$dir/err")" \
+    "2:$f: --booksim $dir/no-booksim: not an executable; expected a BookSim2 binary (github booksim/booksim2, commit 28f43299, built with its own Makefile; docs/validation.md)"
+  [ -e "$dir/bk-o" ] && fail "$f, no BookSim2: OUT written"
+done
+
 if command -v gnuplot > /dev/null; then
   "$sbs" --netloom "$dir/sbs-netloom" --out "$dir/sbs-ok" --curves single_uniform --seeds 0 --no-sat > "$dir/out" 2> "$dir/err"
   expect_eq "booksim_side_by_side.py with gnuplot: status, stderr" "$?:$(cat "$dir/err")" "0:"

@@ -22,8 +22,8 @@ Runs are serial; finished runs are kept in OUT/anynet_points.tsv and
 reused when the script runs again with the same converted INI and the
 same BookSim binary.
 
-usage: anynet_side_by_side.py --netloom BIN --booksim BIN [--out DIR]
-                              [--seeds 0,1,2] [--curves example,irregular,asym,credit]
+Needs a built netloom and a BookSim2 binary (--booksim); docs/validation.md
+has the run times of each curve.
 """
 import argparse
 import hashlib
@@ -145,14 +145,33 @@ class Runner:
         return lo
 
 
+def need_executable(ap, opt, path, what):
+    """One line, exit 2, before anything runs, when `path` (option `opt`)
+    is no executable: a missing BookSim2 was a Python traceback
+    (FileNotFoundError) or "booksim failed (127)" after the graph files
+    were written."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        ap.exit(2, "%s: %s %s: not an executable; expected %s\n" % (os.path.basename(sys.argv[0]), opt, path, what))
+
+
+BOOKSIM_WHAT = ("a BookSim2 binary (github booksim/booksim2, commit 28f43299, built with its own Makefile; "
+                "docs/validation.md)")
+NETLOOM_WHAT = "a built netloom (scripts/build.sh)"
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--netloom", default=os.path.join(HERE, "..", "..", "..", "build", "netloom"))
-    ap.add_argument("--booksim", default="/work/booksim/src/src/booksim")
-    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "..", "build", "validation"))
-    ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--curves", default=",".join(CURVES))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--netloom", default=os.path.join(HERE, "..", "..", "..", "build", "netloom"),
+                    help="the netloom binary (default build/netloom)")
+    ap.add_argument("--booksim", default="/work/booksim/src/src/booksim",
+                    help="the BookSim2 binary (default /work/booksim/src/src/booksim, the reference runner's)")
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "..", "build", "validation"),
+                    help="folder for anynet_points.tsv and the converted INIs (default build/validation)")
+    ap.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
+    ap.add_argument("--curves", default=",".join(CURVES), help="comma-separated curves (default %s)" % ",".join(CURVES))
     a = ap.parse_args()
+    need_executable(ap, "--netloom", a.netloom, NETLOOM_WHAT)
+    need_executable(ap, "--booksim", a.booksim, BOOKSIM_WHAT)
     a.netloom, a.booksim, a.out = (os.path.abspath(a.netloom), os.path.abspath(a.booksim), os.path.abspath(a.out))
     os.makedirs(a.out, exist_ok=True)
     seeds = [int(s) for s in a.seeds.split(",")]

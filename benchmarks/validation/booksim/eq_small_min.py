@@ -29,8 +29,9 @@ Traffic Statistics"; not "Simulation unstable"), netloom's `stable` (the
 same latency_thres rule). Every run is one line of OUT (TSV) with its
 command; finished lines are reused when the script runs again.
 
-usage: eq_small_min.py --netloom BIN --booksim BIN [--out TSV] [--seeds 0,1,2]
-                       [--vcs 2,8] [--configs booksim,bs_routes,...]
+Needs a built netloom and a BookSim2 binary; every run, about 6 minutes,
+serial (docs/validation.md). Writes OUT and, beside this script, the graph
+files eq_small.anynet and eq_small.edges (from netloom topo export).
 """
 import argparse
 import json
@@ -118,15 +119,32 @@ def run_netloom(netloom, ini, conf, vcs, load, seed):
                                   for c in cmd[:-2]).replace(ini, "eq_small_min.ini")}
 
 
+def need_executable(ap, opt, path, what):
+    """One line, exit 2, before anything runs, when `path` (option `opt`)
+    is no executable: a missing BookSim2 was a Python traceback
+    (FileNotFoundError) or "booksim failed (127)" after the graph files
+    were written."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        ap.exit(2, "%s: %s %s: not an executable; expected %s\n" % (os.path.basename(sys.argv[0]), opt, path, what))
+
+
+BOOKSIM_WHAT = ("a BookSim2 binary (github booksim/booksim2, commit 28f43299, built with its own Makefile; "
+                "docs/validation.md)")
+NETLOOM_WHAT = "a built netloom (scripts/build.sh)"
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--netloom", required=True)
-    ap.add_argument("--booksim", required=True)
-    ap.add_argument("--out", default=os.path.join(HERE, "eq_small_points.tsv"))
-    ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--vcs", default="2,8")
-    ap.add_argument("--configs", default=",".join(ALL))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--netloom", required=True, help="the netloom binary (build/netloom)")
+    ap.add_argument("--booksim", required=True, help="the BookSim2 binary")
+    ap.add_argument("--out", default=os.path.join(HERE, "eq_small_points.tsv"),
+                    help="the points table (default booksim/eq_small_points.tsv)")
+    ap.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
+    ap.add_argument("--vcs", default="2,8", help="comma-separated num_vcs (default 2,8)")
+    ap.add_argument("--configs", default=",".join(ALL), help="comma-separated runs (default %s)" % ",".join(ALL))
     a = ap.parse_args()
+    need_executable(ap, "--netloom", a.netloom, NETLOOM_WHAT)
+    need_executable(ap, "--booksim", a.booksim, BOOKSIM_WHAT)
     seeds = [int(s) for s in a.seeds.split(",")]
     vcss = [int(v) for v in a.vcs.split(",")]
     confs = a.configs.split(",")
