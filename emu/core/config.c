@@ -619,6 +619,14 @@ static int config_load_from(struct config *c, FILE *f, const char *path, const c
 		config_release(&tmp);
 		if (line < 0 || read_error)
 			return nl_errf(err, NL_EIO, "%s: cannot read config file", path);
+		if (line == x.rd.bad_line) {
+			/* Quoted as a study file's (ini_lines_bad_quote): the
+			 * line number alone left the reader to find it. */
+			char shown[INI_LINES_BAD_QUOTE_MAX];
+			ini_lines_bad_quote(&x.rd, shown, sizeof shown);
+			return nl_errf(err, NL_ECONFIG, "%s:%d: %s: syntax error: expected 'key = value' or '[section]'",
+				       path, line, shown);
+		}
 		return nl_errf(err, NL_ECONFIG, "%s:%d: syntax error: expected 'key = value' or '[section]'",
 			       path, line);
 	}

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "core/config.h"
+#include "core/error.h"
 
 static bool ini_lines_blank(char ch)
 {
@@ -146,6 +147,13 @@ static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
 	r->key_line = r->line;
 	r->key_len = (size_t)(end - start);
 	return true;
+}
+
+void ini_lines_bad_quote(const struct ini_lines_reader *r, char *buf, size_t n)
+{
+	char shown[4 * sizeof r->bad_text + 1];
+	nl_str_one_line(shown, sizeof shown, r->bad_text);
+	snprintf(buf, n, "'%s%s'", shown, r->is_bad_cut ? "..." : "");
 }
 
 char *ini_lines_reader_next(char *buf, int size, void *stream)

@@ -24,6 +24,9 @@
  * continuation line of a key whose name is longer. */
 #define INI_LINES_NAME_MAX 50
 
+/* The bytes kept of a refused line, its NUL included (bad_text below). */
+#define INI_LINES_BAD_TEXT 64
+
 /* inih's handler (ini.h ini_handler): nonzero on success. */
 typedef int (*ini_lines_handler_fn)(void *user, const char *section, const char *name, const char *value);
 
@@ -67,9 +70,19 @@ struct ini_lines_reader {
 	 * comment (0: none yet) and its first bytes, for a message that
 	 * quotes it: the line number alone left the reader to find it. */
 	int bad_line;
-	char bad_text[64];
+	char bad_text[INI_LINES_BAD_TEXT];
 	bool is_bad_cut; /* bad_text holds part of the line only */
 };
+
+/* Room for ini_lines_bad_quote: each byte of bad_text shown as at most
+ * four (\xHH), the quotes, the "..." and the NUL. */
+#define INI_LINES_BAD_QUOTE_MAX (4 * INI_LINES_BAD_TEXT + 6)
+
+/* r->bad_text quoted for a message, in buf (truncated to n): "'TEXT'",
+ * "'TEXT...'" when cut (is_bad_cut), its control characters and bytes
+ * that are not valid UTF-8 as \xHH (nl_str_one_line). Study and
+ * configuration files quote a refused line alike. */
+void ini_lines_bad_quote(const struct ini_lines_reader *r, char *buf, size_t n);
 
 /* inih's reader (ini.h ini_reader; stream is a struct ini_lines_reader):
  * the next piece of at most size - 2 characters and a newline in buf,

@@ -468,10 +468,9 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		if (line > 0 && c->src.rd.why[0])
 			cmp_problem(c, "%s:%d: %s", study, line, c->src.rd.why);
 		else if (line > 0 && line == c->src.rd.bad_line) {
-			char shown[4 * sizeof c->src.rd.bad_text + 1];
-			nl_str_one_line(shown, sizeof shown, c->src.rd.bad_text);
-			cmp_problem(c, "%s:%d: '%s%s': expected 'key = value' or a [section]", study, line, shown,
-				    c->src.rd.is_bad_cut ? "..." : "");
+			char shown[INI_LINES_BAD_QUOTE_MAX];
+			ini_lines_bad_quote(&c->src.rd, shown, sizeof shown);
+			cmp_problem(c, "%s:%d: %s: expected 'key = value' or a [section]", study, line, shown);
 		} else if (line > 0) {
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
 		}

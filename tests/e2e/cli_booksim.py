@@ -886,7 +886,10 @@ def case_ini_hint():
                 clitest.one_line_error(p, path + ":")
                 eq(f"{cmd[0]} -c {path}: hint", "netloom config --from-booksim" in p.stderr.decode(), hint)
                 if hint and path != plain:
-                    clitest.one_line_error(p, path + ":1: syntax error: expected 'key = value' or '[section]'")
+                    # torus88's "// $Id$" has no ':', the one line here
+                    # inih refuses as it is, and is quoted.
+                    want = ":1: '// $Id$': syntax error: expected" if path.endswith("torus88") else ":1: syntax error"
+                    clitest.one_line_error(p, path + want)
                     check(f"{cmd[0]} -c {path}: no 'unknown key': {p.stderr.decode()!r}",
                           "unknown key" not in p.stderr.decode())
         # A file whose only BookSim lines set specs reads as INI (a spec is

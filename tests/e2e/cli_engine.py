@@ -997,7 +997,7 @@ def case_errors():
             (("-c", in_file), f"{in_file}:3: key 'num_vcs': value '0': out of range: expected a value in 1..255"),
             (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]" + SECTIONS),
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
-            (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
+            (("-c", syntax), f"{syntax}:3: 'this is not a setting': syntax error: expected 'key = value' or '[section]'"),
             (("-c", bracket), f"{bracket}:2: '[router': expected ']' at the end of a section header"),
             (("-c", after_hdr), f"{after_hdr}:1: '[network] topology = torus:k=4x4': text after the ']' of a section "
              "header; expected a key on a line of its own (only blanks or a ';' comment may follow ']')"),
@@ -1249,9 +1249,9 @@ def case_errors():
         # The first bad line in file order is reported, whether a syntax
         # error or a key error comes first (a key error on line 2 won over
         # the syntax error on line 1).
-        for name, text, want in (("m1.ini", "hello world\nfoo = bar\n", ":1: syntax error"),
+        for name, text, want in (("m1.ini", "hello world\nfoo = bar\n", ":1: 'hello world': syntax error"),
                                  ("m2.ini", "foo = bar\nhello world\n", ":1: unknown key 'foo'"),
-                                 ("m3.ini", "num_vcs = 2\nhello world\nnum_vcs = 3\n", ":2: syntax error"),
+                                 ("m3.ini", "num_vcs = 2\nhello world\nnum_vcs = 3\n", ":2: 'hello world': syntax error"),
                                  ("m4.ini", "num_vcs = 2\nnum_vcs = 3\nhello world\n", ":2: key 'num_vcs' set twice"),
                                  # It was "unknown key ''".
                                  ("m5.ini", "[router]\n= 4\n", ":2: syntax error: a value without a key name before "

@@ -851,8 +851,19 @@ static void test_config_file(void)
 	p = test_write_tmp("[network]\n");
 	CHECK_OK(config_load_file(&c, p, &e), &e);
 	unlink(p);
+	/* The refused line is quoted, as a study file's (ini_lines_bad_quote):
+	 * the line number alone was given. */
 	p = test_write_tmp("num_vcs 2\n");
-	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "syntax error");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e,
+		  ":1: 'num_vcs 2': syntax error: expected 'key = value' or '[section]'");
+	unlink(p);
+	/* ... escaped, and cut after its first 63 bytes. */
+	p = test_write_tmp("[network]\nnum\x01vcs 2  \n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":2: 'num\\x01vcs 2': syntax error");
+	unlink(p);
+	p = test_write_tmp("0123456789012345678901234567890123456789012345678901234567890123456789\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e,
+		  ":1: '012345678901234567890123456789012345678901234567890123456789012...': syntax error");
 	unlink(p);
 	p = test_write_tmp("[network]\ntopology = torus:k=4x4\n[router\nnum_vcs = 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: '[router': expected ']' at the end of a section header");
