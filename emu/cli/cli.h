@@ -36,6 +36,10 @@ void cli_set_command(const char *name);
  * makes sure the message is one: nl_err_one_line). Warnings say
  * "warning: " first. */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_say each line of text (lines end at '\n'), made one line of clean
+ * text as cli_usage_error's are (nl_fputs_one_line): a library's list of
+ * problems quotes the user's values, control characters and all. */
+void cli_say_lines(const char *text);
 
 /* Say, once the command's work is done, each place that ran it on fewer
  * threads than it asked for (core/thread.h, nl_thread_short_take), one

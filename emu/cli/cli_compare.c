@@ -299,8 +299,8 @@ int cli_compare_main(int argc, char **argv)
 	progress_done(&pg);
 	if (rc < 0) {
 		if (res.problems) {
-			for (const char *l = res.problems; *l && !quiet; l += strcspn(l, "\n") + 1)
-				cli_say("%.*s", (int)strcspn(l, "\n"), l);
+			if (!quiet)
+				cli_say_lines(res.problems);
 			free(res.problems);
 			rc = CLI_USAGE;
 		} else {

@@ -34,17 +34,38 @@ void cli_set_command(const char *name)
 	snprintf(cli_command_name, sizeof cli_command_name, "%s", name ? name : "");
 }
 
-void cli_say(const char *fmt, ...)
+static void cli_say_prefix(void)
 {
-	va_list ap;
 	if (cli_command_name[0])
 		fprintf(stderr, "netloom %s: ", cli_command_name);
 	else
 		fputs("netloom: ", stderr);
+}
+
+void cli_say(const char *fmt, ...)
+{
+	va_list ap;
+	cli_say_prefix();
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_say_lines(const char *text)
+{
+	for (const char *l = text; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		char *one = strndup(l, n);
+		cli_say_prefix();
+		if (one)
+			nl_fputs_one_line(one, stderr);
+		else /* out of memory: as it is */
+			fwrite(l, 1, n, stderr);
+		fputc('\n', stderr);
+		free(one);
+		l += n + (l[n] == '\n');
+	}
 }
 
 void cli_say_threads_short(uint32_t rank, uint32_t size)

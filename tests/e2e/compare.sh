@@ -393,9 +393,10 @@ bad hexweight "netloom compare: $dir/hexweight.ini:5: [workload w] key 'weight':
 printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 1e309\n[workload v]\ntrace = %s\nweight = 1e-330\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/rangeweight.ini"
 bad rangeweight "netloom compare: $dir/rangeweight.ini:5: [workload w] key 'weight': value '1e309': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
 netloom compare: $dir/rangeweight.ini:8: [workload v] key 'weight': value '1e-330': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
+# The tab is shown escaped (\t), as every one-line error shows it.
 printf '[system  ]\ntopology = torus:k=4x4\n[workload \t ]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/blankname.ini"
 bad blankname "netloom compare: $dir/blankname.ini:1: section [system  ]: expected [study], [system NAME] or [workload NAME]
-netloom compare: $dir/blankname.ini:3: section [workload $(printf '\t') ]: expected [study], [system NAME] or [workload NAME]
+netloom compare: $dir/blankname.ini:3: section [workload \t ]: expected [study], [system NAME] or [workload NAME]
 netloom compare: $dir/blankname.ini: no [system NAME] section; expected at least one
 netloom compare: $dir/blankname.ini: no [workload NAME] section; expected at least one"
 # A key twice in one section, or [study] twice: the last one won silently.
@@ -456,6 +457,10 @@ netloom compare: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a t
 # alone was given ("noval.ini:3: expected 'key = value' or a [section]").
 printf '[system a]\ntopology = torus:k=4x4\nlink_model\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noval.ini"
 bad noval "netloom compare: $dir/noval.ini:3: 'link_model': expected 'key = value' or a [section]"
+# A control character in a quoted value is escaped, as in every other
+# one-line error: it reached the terminal raw.
+printf '[study]\nbackend = fl\001x\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/ctl.ini"
+bad ctl "netloom compare: $dir/ctl.ini:2: [study] key 'backend': value 'fl\x01x': expected analytic or flit"
 # Every problem at once, each with its line: the file's own and the study's.
 printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
 bad multi "netloom compare: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
