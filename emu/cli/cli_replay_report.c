@@ -409,6 +409,19 @@ void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t n, cons
 					   : "router to router: its flits per cycle");
 }
 
+/* s as one quoted CSV field: a '"' in it doubled (RFC 4180 §2.7), so a
+ * spec naming a file 'q"x.txt' stays one field, not the end of one. */
+static void cli_csv_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, size_t n,
 				 const struct trace_manifest *m, const struct cli_replay_info *info)
 {
@@ -418,9 +431,11 @@ void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, size_t n,
 		const struct cli_replay_run *r = &runs[i];
 		const struct app_results *res = app_results(r->v->app);
 		json_t *b = cli_replay_busiest(r);
-		fprintf(f, "\"%s\",\"%s\",%" PRIu32 ",%" PRIu32 ",%s,", r->v->topo ? r->v->topo->spec : r->topology,
-			r->v->routing, r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0,
-			r->v->placement);
+		cli_csv_quoted(f, r->v->topo ? r->v->topo->spec : r->topology);
+		fputc(',', f);
+		cli_csv_quoted(f, r->v->routing);
+		fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%s,", r->v->topo ? r->v->topo->n_routers : 0,
+			r->v->topo ? r->v->topo->n_endpoints : 0, r->v->placement);
 		if (r->v->deadlock)
 			fprintf(f, "deadlock");
 		else

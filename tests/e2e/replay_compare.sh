@@ -232,6 +232,12 @@ lines = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n")
 cols = {width(l[:list(re.finditer(r"\S+", l))[2].end()]) for l in lines}
 sys.exit(0 if len(lines) == 3 and len(cols) == 1 else 1)
 PY
+# A '"' in a network's spec is doubled in its quoted CSV field (RFC 4180):
+# written as it was, it ended the field there and the row had 14 fields.
+cp "$dir/réseau_ジョブ.txt" "$dir/q\"x.txt"
+"$netloom" replay "$dir/own.nlt" --topology "graph:file=$dir/q\"x.txt" --topology torus:k=2 --csv > "$dir/q.csv" 2> /dev/null ||
+  fail "CSV with a quote in a spec exit $?"
+expect_eq "CSV: a quote in a spec" "$(python3 -c 'import csv,sys; print([(len(r), r[0].endswith("q\"x.txt,p=1,labels=0")) for r in csv.reader(open(sys.argv[1]))])' "$dir/q.csv")" "[(12, False), (12, True), (12, False)]"
 "$netloom" replay "$dir/own.nlt" --topology torus:k=2 --topology mesh:k=1x1 2> "$dir/e.err" > "$dir/e.txt"
 expect_eq "compare: bad topology exit" "$?" 2
 [ -s "$dir/e.txt" ] && fail "compare: bad topology printed a table"
