@@ -38,6 +38,16 @@ JSON object's `netloom_build` shown in the doc stands for any build's
 (it names the commit netloom was built from), so it is compared only as
 a string.
 README.md's quick-start block is checked by readme_quickstart, not here.
+
+QUOTED below adds what no code block runs: a command of a doc's prose, or
+one that makes a message the doc quotes, with its exit status and the
+texts the doc quotes from its output. Each runs as `bash -c` in a fresh
+temporary directory like a block's, after the files its entry names are
+written there, and passes when the status is the one given and every
+quote is both in the doc and in one line of the command's stdout or
+stderr (blanks collapsed, as the doc's lines break anywhere; `...` in a
+quote stands for any text, as the doc elides a list or a path). With
+`in_doc`, the command itself must be in the doc too, as written there.
 """
 import json
 import os
@@ -123,6 +133,103 @@ SKIP = {
     "mpirun -np 4 netloom sweep -c my.ini --rates 0.05:0.8:0.05 --spread points --json curve.json":
         "mpirun; my.ini: the reader's configuration",
     "mpirun -np 4 netloom compare study.ini -o report -j 2": "mpirun; study.ini: the reader's study",
+}
+
+# What the docs quote that no code block runs (see the module's text):
+# doc -> [(command, exit status, quotes, {file: text}, in_doc)]. Each takes
+# milliseconds but the deadlock run (0.1-0.3 s).
+_RING5 = "".join(f"router {r} node {r} router {(r + 1) % 5}\n" for r in range(5))
+_BIG_TORUS_CFG = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = valiant;\n"
+QUOTED = {
+    "docs/engine.md": [
+        ("netloom run -s topology=hyperx:s=4x4x4,t=4 -s num_vcs=4 -s vc_buf_size=8 "
+         "-s routing_function=min:select=hash,classes=none -s injection_rate=1.0 -s sim_type=throughput", 1,
+         ["netloom run: network deadlock at cycle 536: 15920 flits stuck in 2151 input VCs that wait on each "
+          "other: router 0 in-port 1 VC 0 waits for a VC 0..3 on out-port 3, router 0 in-port 1 VC 1 waits for "
+          "out-port 3 VC 2, router 0 in-port 3 VC 0 waits for out-port 8 VC 0, ... (2148 more) (local check: a "
+          "front flit waited 268 cycles, bound 268)",
+          "router 0 in-port 1 VC 0: vc_alloc, 1 flit, packet 200->19 waits for a VC 0..3 on out-port 3 "
+          "(VC 0 held by in-port 7 VC 2)"], {}, True),
+        ("netloom run -s topology=hyperx:s=4x4,t=2 -s routing_function=dal -s vc_allocator=separable_input_first "
+         "-s injection_rate=0.001", 0, ["14.42", "1.48"], {}, True),
+        ("netloom config -s topology=hyperx:s=4x4 -s routing_function=dal --check", 2,
+         ["routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only "
+          "when no higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
+          "vc_allocator = separable_input_first or separable_output_first, got islip (the default)"], {}, False),
+        ("netloom config -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s partitions=2 "
+         "--check", 2,
+         ["routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,queue=credit' reads the live "
+          "global congestion view, which partitions = 2 cannot give (other partitions' channels change "
+          "meanwhile); expected partitions = 1 and threads = 1"], {}, False),
+        ("netloom config --from-booksim v.cfg", 3,
+         ["cannot map 'routing_function = valiant': BookSim's valiant_torus aborts on a torus with k >= 4 "
+          "(routefunc.cpp:1391: assertion 'ring_part == 1' failed: dor_next_torus leaves ring_part unset on a "
+          "hop that continues in the same dimension); valiant on a mesh runs"], {"v.cfg": _BIG_TORUS_CFG}, False),
+        ("netloom config -s routing_function=dim_order", 2,
+         ["unknown routing function 'dim_order': BookSim2's name; netloom's is 'dor' ('netloom config "
+          "--from-booksim FILE' converts a BookSim2 configuration)"], {}, False),
+        ("netloom config -s topology=hypercube:n=16 -s routing_function=min:table=always --check", 2,
+         ["routing function 'min': table=always on 65536 routers is more than its 32768-router table allows "
+          "(n^2 bytes); expected table=auto, which routes this topology in closed form"], {}, False),
+        ("netloom config -s topology=anynet:file=ring5 -s routing_function=min_anynet -s num_vcs=1 --check", 2,
+         ["routing function 'min_anynet' needs num_vcs >= 2 (one VC class per hop of its longest route), got 1: "
+          "its routes' channel dependencies are cyclic; classes=none runs BookSim's rule, which can deadlock"],
+         {"ring5": _RING5}, False),
+        ("netloom config -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal -s num_vcs=5 --check", 2,
+         ["routing function 'ugal' needs num_vcs >= 2 x the diameter = 6 (one VC class per hop of the longest "
+          "Valiant path), got 5"], {}, False),
+        ("netloom config -s topology=hyperx:s=4x4 -s routing_function=ugal:mode=booksim,threshold=30 --check", 2,
+         ["routing function 'ugal': threshold=30 applies to mode=local and mode=global only (mode=booksim keeps "
+          "BookSim's own bias); expected threshold=0"], {}, False),
+        ("netloom config -s topology=fattree:k=4,n=2 -s routing_function=anca:queue=output,choices=1 --check", 2,
+         ["routing function 'anca': queue=output compares up-ports and choices=1 draws one (nca); expected "
+          "queue=credit or choices other than 1"], {}, False),
+    ],
+    "docs/configuration.md": [
+        ("netloom run -s injection_rate=0x1p-4", 2, ["-s: key 'injection_rate': value '0x1p-4': expected a number"],
+         {}, False),
+        ("netloom run -c exp/run.ini", 2,
+         ["netloom run: exp/run.ini:1: topology '@spec.txt' (resolved to .../exp/spec.txt, relative to the config "
+          "exp/run.ini): cannot open spec file: No such file or directory"],
+         {"exp/run.ini": "topology = @spec.txt\n"}, True),
+        ("netloom run -s topology=@exp/spec.txt", 2,
+         ["netloom run: -s: topology 'graph': parameter 'file': cannot open 'g.txt' (resolved to .../exp/g.txt, "
+          "relative to the spec file exp/spec.txt): No such file or directory"],
+         {"exp/spec.txt": "graph:file=g.txt\n"}, True),
+        ("sed 's/^network_file = .*/network_file = net;/' tests/data/booksim/anynet_config > anynet_config && "
+         "netloom config --from-booksim anynet_config", 3,
+         ["anynet_config:32: cannot map 'topology = anynet': topology 'anynet': .../net:2: unknown word 'switch'; "
+          "expected 'router ID', 'node ID' or a latency"],
+         {"net": "router 0 node 0 router 1\nrouter 1 node 1 switch 2\n"}, False),
+        ("netloom config --from-booksim odd.cfg > odd.ini", 3,
+         ["netloom config: odd.cfg:6: cannot map 'router = event': netloom models BookSim's iq router only",
+          "netloom config: odd.cfg:10: cannot map 'num_vc = 4': not a BookSim key (BookSim stops on it); did you "
+          "mean 'num_vcs'?"],
+         {"odd.cfg": "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nsw_allocator = "
+                     "max_size;\nrouter = event;\nspeculative = 1;\nseed = time;\ninjection_rate = 0.5;\n"
+                     "num_vc = 4;\npacket_size = 4;\n"}, True),
+        ("netloom config -c sys.ini --check", 2,
+         ["netloom config: sys.ini:5: routing function 'ugal' needs num_vcs >= 2 x the diameter = 4 (one VC class "
+          "per hop of the longest Valiant path), got 2"],
+         {"sys.ini": "[network]\ntopology = dragonfly:a=4,p=2,h=2,g=3\nrouting_function = ugal\n[router]\n"
+                     "num_vcs = 2\n"}, False),
+        ("netloom config -s topology=dragonfly:a=4,p=2,h=2,g=3 -s routing_function=ugal --check", 0,
+         ["runs: dragonfly:a=4,p=2,h=2,g=3, routing ugal:mode=local,inter=router,threshold=0,snapshot=0,"
+          "queue=credit, traffic uniform, 12 routers, 24 endpoints"], {}, False),
+    ],
+    "docs/layout.md": [
+        ("netloom layout torus:k=4x4 --lengths /dev/full", 1,
+         ["netloom layout: --lengths: /dev/full: write failed: No space left on device"], {}, False),
+        ("TMPDIR=/nonexist netloom layout torus:k=4x4 --lengths -", 2,
+         ["netloom layout: --lengths: /nonexist/netloom-out: /nonexist: no such directory; expected an existing "
+          "folder to write to"], {}, False),
+        ("netloom cost flex:nx=6,ny=6,nz=3,p=10 --iterations 10", 2,
+         ["netloom cost: --iterations with --layout auto (the default): only the annealing uses it, and auto keeps "
+          "the floor order of rule 'flex-fig7' (flex:nx=6,ny=6,nz=3,p=10); expected --layout anneal with it, or "
+          "no --iterations"], {}, False),
+        ("netloom cost hyperx:s=32x16x16,k=1x2x2,t=16 --preset hyperx", 0,
+         ["cabinet fill largest 32U of 42U (0 cabinets over)"], {}, True),
+    ],
 }
 
 SUBCOMMANDS = ("run", "sweep", "config", "version", "trace", "topo", "design", "replay", "serve", "cost",
@@ -288,6 +395,60 @@ def compare_output(want, got):
     return None
 
 
+def blanks_collapsed(text):
+    return " ".join(text.split())
+
+
+def quote_pattern(quote):
+    """A regular expression for a quote, its `...` standing for any text."""
+    return re.compile(".*?".join(re.escape(part) for part in blanks_collapsed(quote).split("...")))
+
+
+def run_quoted(top, root, netloom, fixtures, env, listing):
+    """Runs (or lists) QUOTED; (failures, commands run)."""
+    fails = []
+    n_run = 0
+    for doc, entries in QUOTED.items():
+        with open(os.path.join(root, doc), encoding="utf-8") as fh:
+            text = blanks_collapsed(fh.read())
+        for cmd, status, quotes, files, in_doc in entries:
+            where = f"{doc} (quoted)"
+            n_run += 1
+            if listing:
+                print(f"{where}: run, exit {status}{', in the doc' if in_doc else ''}: {cmd}")
+                continue
+            if in_doc and blanks_collapsed(cmd) not in text:
+                fails.append(f"{where}: {cmd}: the command is no longer in the doc (update QUOTED)")
+            for q in quotes:
+                if not quote_pattern(q).search(text):
+                    fails.append(f"{where}: {cmd}: the doc no longer quotes {q!r} (update QUOTED)")
+            d = make_dir(top, root, netloom, fixtures)
+            for name, content in files.items():
+                os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+                with open(os.path.join(d, name), "w", encoding="utf-8") as fh:
+                    fh.write(content)
+            t0 = time.monotonic()
+            try:
+                p = subprocess.run(["bash", "-c", cmd], cwd=d, env=env, capture_output=True, timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                fails.append(f"{where}: {cmd}: still running after {TIMEOUT_S} s")
+                shutil.rmtree(d)
+                continue
+            print(f"{time.monotonic() - t0:6.1f} s  exit {p.returncode}  {where}: {cmd}", flush=True)
+            out = p.stdout.decode(errors="replace") + "\n" + p.stderr.decode(errors="replace")
+            if p.returncode != status:
+                fails.append(f"{where}: {cmd}: exit {p.returncode}, the doc says {status}\n    stderr: "
+                             + p.stderr.decode(errors="replace")[:600].rstrip())
+            lines = [blanks_collapsed(line) for line in out.split("\n")]
+            for q in quotes:
+                pat = quote_pattern(q)
+                if not any(pat.search(line) for line in lines):
+                    fails.append(f"{where}: {cmd}: no line of its output holds {q!r}\n    output: "
+                                 + out[:600].rstrip())
+            shutil.rmtree(d)
+    return fails, n_run
+
+
 def make_dir(top, root, netloom, fixtures_dir):
     d = tempfile.mkdtemp(prefix="block-", dir=top)
     for entry in os.listdir(root):
@@ -384,6 +545,9 @@ def run_all(top, root, netloom, listing):
                     fails.append(f"{where}: {cmd}: {why}")
         if d:
             shutil.rmtree(d)
+    q_fails, q_run = run_quoted(top, root, netloom, fixtures, env, listing)
+    fails += q_fails
+    n_run += q_run
     for cmd in SKIP:
         if cmd not in used:
             fails.append(f"SKIP entry matches no documented command (the doc changed: update or remove it): {cmd}")
