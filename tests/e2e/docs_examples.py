@@ -140,6 +140,14 @@ SKIP = {
 # milliseconds but the deadlock run (0.1-0.3 s).
 _RING5 = "".join(f"router {r} node {r} router {(r + 1) % 5}\n" for r in range(5))
 _BIG_TORUS_CFG = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = valiant;\n"
+_DEADLOCK_TXT = "netloom-trace 2\nranks 2\n" + "".join(
+    f"rank {r}\ninit t=0 dur=0\ncompute t=0 dur=1000000\nsend t=0 dur=0 peer={1 - r} tag=7 bytes=1048576\n"
+    f"recv t=0 dur=0 peer={1 - r} tag=7 bytes=1048576\nfinalize t=0 dur=0\n" for r in range(2))
+_CUT_TXT = ("netloom-trace 2\nranks 2\nrank 0\ninit t=0 dur=0\nrecv t=0 dur=0 peer=1 tag=7 bytes=8\n"
+            "finalize t=0 dur=0\nrank 1\ninit t=0 dur=0\n" + "compute t=0 dur=10\n" * 28)
+_CAL_RUN = '{"ranks": %d, "one_way": [{"bytes": 0, "median_seconds": 1e-06}, {"bytes": 8, "median_seconds": 2e-06}]}'
+_CAL_TWICE_8 = '{"runs": [' + ", ".join(_CAL_RUN % n for n in (2, 8, 16, 4, 8)) + "]}\n"
+_LJ8 = "traces/samples/lammps-lj-8.nlt"
 QUOTED = {
     "docs/engine.md": [
         ("netloom run -s topology=hyperx:s=4x4x4,t=4 -s num_vcs=4 -s vc_buf_size=8 "
@@ -229,6 +237,100 @@ QUOTED = {
           "no --iterations"], {}, False),
         ("netloom cost hyperx:s=32x16x16,k=1x2x2,t=16 --preset hyperx", 0,
          ["cabinet fill largest 32U of 42U (0 cabinets over)"], {}, True),
+    ],
+    "docs/replay.md": [
+        ("cp tests/data/traces/dumpi/testtrace.meta t.meta && TMPDIR=/scratch/x netloom replay t.meta", 2,
+         ["netloom replay: t.meta: cannot create a temporary archive in TMPDIR '/scratch/x' to convert it into: No "
+          "such file or directory; expected TMPDIR to name a folder that can be written in"], {}, False),
+        ("netloom replay halo.txt", 2,
+         ["netloom replay: halo.txt: a netloom trace in text form, not an archive: expected a .nlt or a foreign "
+          "trace; encode it first (netloom trace encode halo.txt OUT.nlt)"], {"halo.txt": _CUT_TXT}, False),
+        (f"netloom replay {_LJ8} --json /dev/full", 1,
+         ["netloom replay: --json: /dev/full: write failed: No space left on device"], {}, False),
+        (f"netloom replay {_LJ8} --json ''", 2,
+         ["netloom replay: --json '': empty file name; expected a file to write, or '-' for standard output"],
+         {}, False),
+        (f"netloom replay {_LJ8} --otf2 ''; netloom replay {_LJ8} --otf2 -", 2,
+         ["empty directory name", "not a directory name"], {}, False),
+        (f"netloom replay {_LJ8} --svg /dev/full --json x.json", 3,
+         ["netloom replay: --svg /dev/full: not written: /dev/full: write failed: No space left on device; the "
+          "report and --json were written"], {}, False),
+        (f"netloom replay {_LJ8} --svg /dev/full", 3, ["the report was written"], {}, False),
+        (f"netloom replay {_LJ8} -s placement_map=any.map", 2,
+         ["netloom replay: -s: key 'placement_map': value 'any.map': only placement = map reads it, and the "
+          "placement in force is linear (unset); expected placement = map with it, or placement_map unset"],
+         {}, False),
+        (f"netloom replay {_LJ8} -c r.ini", 2,
+         ["netloom replay: r.ini:4: key 'placement_map': missing; expected a map file for placement = map"],
+         {"r.ini": "[network]\ntopology = torus:k=4x4\n[replay]\nplacement = map\n"}, False),
+        (f"netloom replay {_LJ8} -s placement_seed=7", 0,
+         ["netloom replay: warning: -s placement_seed=7: key 'placement_seed' of [replay] is not read by replay "
+          "(placement = linear (unset) draws nothing; random-node and random-router do); it has no effect"],
+         {}, False),
+        (f"netloom replay {_LJ8} -s topology=torus:k=4x4 -s placement=map -s placement_map=ranks.map "
+         "-s ranks_per_node=2", 0,
+         ["netloom replay: warning: -s ranks_per_node=2: key 'ranks_per_node' of [replay] is not read by replay "
+          "(placement = map gives each rank its endpoint from the map file); it has no effect",
+          "map (file ranks.map)"], {"ranks.map": "".join(f"{r} {2 * r}\n" for r in range(8))}, False),
+        (f"netloom replay {_LJ8} -s topology=torus:k=4x4 -s placement=random-node; "
+         f"netloom replay {_LJ8} -s topology=torus:k=4x4 -s placement=contiguous", 0,
+         ["placement random-node (seed 1, 1 rank per node)", "contiguous (1 rank per node)"], {}, False),
+        (f"netloom replay {_LJ8} -s placement=contiguous --topology torus:k=4x4 --topology torus:k=2", 2,
+         ["netloom replay: -s: key 'placement': value 'contiguous': on --topology 'torus:k=2': the job needs 8 "
+          "endpoints (8 ranks, 1 per node), only 2 of 2 free"], {}, False),
+        ("netloom trace encode c.txt app.nlt && netloom replay app.nlt -s cpu_factor=1000000", 2,
+         ["netloom replay: app.nlt: rank 0 op 1 (compute): compute of ... ps at ... ps: expected to end by "
+          "4611686018427387904 ps ..."],
+         {"c.txt": "netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=5000000000000\n"
+                   "finalize t=0 dur=0\n"}, False),
+        ("netloom replay traces/samples/hpcc-8.nlt", 0,
+         ["3750 requests named by waits/tests (counted once per id named; start, cancel, request_free too) had "
+          "already been completed by the replay (sooner than in the recorded run, as when a program polls with "
+          "MPI_Test)", "bcast 3160 calls: knomial 192 binary 2464 zero-count 504"], {}, False),
+        ("netloom trace encode w.txt w.nlt && netloom replay w.nlt", 0,
+         ["warning: 1 request named by a wait/test (counted once per id named; start, cancel, request_free too) "
+          "was never created by the trace (ignored: the trace lacks the call that made it); first: rank 0, op 5 "
+          "(wait of request 7)"],
+         {"w.txt": "netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\n" + "compute t=0 dur=5\n" * 4
+                   + "wait t=0 dur=0 req=7\nfinalize t=0 dur=0\n"}, False),
+        ("netloom trace encode big.txt big.nlt && netloom replay big.nlt -s backend=flit", 2,
+         ["netloom replay: key 'topology' (unset): 'torus:k=8x8' has 64 endpoints, the trace needs 100 ..."],
+         {"big.txt": "netloom-trace 2\nranks 100\n"
+                     + "".join(f"rank {r}\ninit t=0 dur=0\nfinalize t=0 dur=0\n" for r in range(100))}, False),
+        (f"netloom replay {_LJ8} -s num_vcs=4", 0,
+         ["netloom replay: warning: -s num_vcs=4: key 'num_vcs' of [router] is not read by replay (backend "
+          "analytic); it has no effect"], {}, False),
+        (f"netloom replay {_LJ8} -t torus:k=4x4 -t mesh:k=4x4", 0,
+         ["netloom replay: warning: backend analytic with link_model = none and hop_latency_ns = 0 does not see "
+          "the topology: the 2 networks predict the same runtime (...)"], {}, False),
+        (f"netloom replay {_LJ8} -s link_model=bus -s hop_latency_ns=50", 2,
+         ["hop_latency_ns = 50: key 'link_model' is 'bus': expected none, endpoint or links (a bus has no router "
+          "hops)"], {}, False),
+        (f"netloom replay {_LJ8} -s ideal=yes -s hop_latency_ns=50", 2,
+         ["hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal network "
+          "has no latency)"], {}, False),
+        (f"netloom replay {_LJ8} -s calibration=/tmp", 2,
+         ["key 'calibration': /tmp: is a directory, not a calibration file (netloom-pingpong's JSON)"], {}, False),
+        ("cd traces/samples && netloom replay lammps-lj-8.nlt -s calibration=calibration-shm.json "
+         "-s calibration_ranks=4", 2,
+         ["calibration calibration-shm.json: no run with 4 ranks (calibration_ranks); expected calibration_ranks = "
+          "the ranks of one of its runs: 2, 8, 16"], {}, False),
+        (f"netloom replay {_LJ8} -s calibration=cal.json -s calibration_ranks=8", 2,
+         ["calibration cal.json: runs[1] and runs[4] both have 8 ranks; expected one run per rank count"],
+         {"cal.json": _CAL_TWICE_8}, False),
+        ("netloom replay traces/samples/lammps-lj-16.nlt; netloom replay traces/samples/lammps-lj-2.nlt", 0,
+         ["s: NOT COMPARABLE with a prediction, no ratio given",
+          "(recorded with 16 ranks on 1 host of 2 cores (8 per core), ...)", "s (comparable: ...)"], {}, False),
+        ("netloom trace encode dl.txt dl.nlt && netloom replay dl.nlt", 1,
+         ["netloom replay: replay deadlock at t=0.000002000 s: 2 of 2 ranks wait forever (rank 0 in op 2 send)",
+          "rank 0: blocked in op 2 send to 1 tag 7 comm 0 (1048576 bytes)",
+          "waits for: send to 1 tag 7 comm 0, 1048576 bytes, rendezvous: no matching receive posted at world rank 1",
+          "rank 1: blocked in op 2 send to 0 tag 7 comm 0 (1048576 bytes)",
+          "waits for: send to 0 tag 7 comm 0, 1048576 bytes, rendezvous: no matching receive posted at world rank 0"],
+         {"dl.txt": _DEADLOCK_TXT}, False),
+        ("netloom trace encode cut.txt cut.nlt && netloom replay cut.nlt", 1,
+         ["no matching message from world rank 1, whose trace ended after 29 ops without finalize",
+          "; 1 rank ended without finalize (rank 1 after 29 ops): a cut trace?"], {"cut.txt": _CUT_TXT}, False),
     ],
 }
 
