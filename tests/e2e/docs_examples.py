@@ -148,6 +148,14 @@ _CUT_TXT = ("netloom-trace 2\nranks 2\nrank 0\ninit t=0 dur=0\nrecv t=0 dur=0 pe
 _CAL_RUN = '{"ranks": %d, "one_way": [{"bytes": 0, "median_seconds": 1e-06}, {"bytes": 8, "median_seconds": 2e-06}]}'
 _CAL_TWICE_8 = '{"runs": [' + ", ".join(_CAL_RUN % n for n in (2, 8, 16, 4, 8)) + "]}\n"
 _LJ8 = "traces/samples/lammps-lj-8.nlt"
+_LJ2 = "traces/samples/lammps-lj-2.nlt"
+_DUMPI = "tests/data/traces/dumpi"
+_TXT2 = "netloom-trace 2\nranks 2\n"
+# lammps-lj-2.nlt as x.nlt with byte OFFSET set to the octal BYTE.
+_PATCH = ("cp traces/samples/lammps-lj-2.nlt x.nlt && printf '\\{1}' | "
+          "dd of=x.nlt bs=1 seek={0} conv=notrunc status=none")
+_SG_RANK = "".join(f"R {w}\n" for w in ("init", "compute 10", "compute 10", "compute 10", "compute 10",
+                                             "comm_size 32", "finalize"))
 QUOTED = {
     "docs/engine.md": [
         ("netloom run -s topology=hyperx:s=4x4x4,t=4 -s num_vcs=4 -s vc_buf_size=8 "
@@ -331,6 +339,114 @@ QUOTED = {
         ("netloom trace encode cut.txt cut.nlt && netloom replay cut.nlt", 1,
          ["no matching message from world rank 1, whose trace ended after 29 ops without finalize",
           "; 1 rank ended without finalize (rank 1 after 29 ops): a cut trace?"], {"cut.txt": _CUT_TXT}, False),
+    ],
+    "docs/trace-format.md": [
+        (_PATCH.format(8, "003") + " && netloom trace info x.nlt; netloom trace verify x.nlt", 2,
+         ["x.nlt: offset 8: format version 3 is newer than this netloom reads (up to 2), or the header is damaged "
+          "(the version comes before the header hash, so the two cannot be told apart); expected version <= 2"],
+         {}, False),
+        (f"cp {_DUMPI}/testtrace.meta t.meta && netloom trace verify t.meta", 2,
+         ["t.meta: a DUMPI trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace "
+          "convert t.meta OUT.nlt)"], {}, False),
+        ("netloom trace info sys.ini", 2,
+         ["sys.ini:1: rank 0 trace '[network]' not found (the file was read as a SimGrid index, ...)"],
+         {"sys.ini": "[network]\ntopology = torus:k=4x4\n"}, False),
+        (f"netloom trace pack b.nlb {_LJ2} && netloom trace info b.nlb", 2,
+         ["b.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace "
+          "unpack b.nlb DIR)"], {}, False),
+        ("netloom trace dump t.txt", 2,
+         ["t.txt: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first "
+          "(netloom trace encode t.txt OUT.nlt)"], {"t.txt": _CUT_TXT}, False),
+        ("printf '\\x28\\xb5\\x2f\\xfd\\x24\\x05\\x29\\x00more' > x.zst && netloom trace info x.zst", 2,
+         ["x.zst: offset 0: not a netloom trace archive (bad magic): its first bytes are 28 b5 2f fd 24 05 29 00; "
+          "expected 89 4e 4c 54 0d 0a 1a 0a"], {}, False),
+        (": > e.nlt && netloom trace verify e.nlt", 2, ["empty file (expected a netloom trace archive)"], {}, False),
+        (_PATCH.format(29082, "121") + " && netloom trace verify x.nlt", 1,
+         ["netloom trace verify: FAILED: x.nlt: rank ..., offset ...: hash mismatch: ...",
+          "hash mismatch: stream hashes to ..., end chunk says ..., manifest ..."], {}, False),
+        ("netloom trace encode t.txt o.nlt", 2,
+         ["t.txt:9: compute op without dur=: expected t=PS dur=PS after the kind (start and duration in "
+          "picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)"],
+         {"t.txt": _TXT2 + "# a\n# b\n# c\n# d\nrank 0\ninit t=0 dur=0\ncompute t=0\n"}, False),
+        ("netloom trace encode f.txt o.nlt", 2,
+         ["flags 'in_place|0x8': unknown bits 0x8; expected nonblocking (0x1), in_place (0x2), no_outcome (0x4) or "
+          "their sum, joined by '|'"], {"f.txt": _TXT2 + "rank 0\ninit t=0 dur=0 flags=in_place|0x8\n"}, False),
+        ("netloom trace encode bad.txt o.nlt", 2,
+         ["bad.txt:25: comm=7: not a communicator of the trace (defined: 0 (world), 1 (self), 3, 9; a 'comm ID "
+          "RANKS...' line before the first rank section defines one)"],
+         {"bad.txt": _TXT2 + "comm 3 0 1\ncomm 9 0 1\nrank 0\ninit t=0 dur=0\n" + "compute t=0 dur=1\n" * 18
+                     + "barrier t=0 dur=0 comm=7\n"}, False),
+        ("netloom trace encode b.txt o.nlt", 2,
+         ["b.txt:9: comm=4: rank 2 is not a member of communicator 4 (...)"],
+         {"b.txt": "netloom-trace 2\nranks 3\ncomm 4 0 1\nrank 0\ninit t=0 dur=0\nrank 1\ninit t=0 dur=0\n"
+                   "rank 2\nbarrier t=0 dur=0 comm=4\n"}, False),
+        ("netloom trace encode bad.txt o.nlt", 2,
+         ["bad.txt:4: peer=5: not a rank of communicator 0 (size 2): expected 0 .. 1 or null"],
+         {"bad.txt": _TXT2 + "rank 0\nsend t=0 dur=0 peer=5 tag=1 bytes=8\n"}, False),
+        ("netloom trace encode c.txt o.nlt", 2, ["comm 2: member '0': world rank 0 is listed twice"],
+         {"c.txt": _TXT2 + "comm 2 0 0\n"}, False),
+        ("netloom trace encode u.txt o.nlt", 2, ["cpu=10: expected at most dur=5"],
+         {"u.txt": _TXT2 + "compute_cpu_time 1\nrank 0\ncompute t=0 dur=5 cpu=10\n"}, False),
+        ("awk 'BEGIN { print \"netloom-trace 2\"; print \"ranks 1\"; for (i = 2; i < 65536; i++) print \"comm \" i "
+         "\" 0\"; print \"rank 0\" }' > t.txt && netloom trace encode t.txt o.nlt", 2,
+         ["t.txt: trace manifest: 65536 communicators (...); expected at most 65535, replay's limit"], {}, False),
+        (f"cp {_LJ2} x.nlt && netloom trace encode x.nlt o.nlt", 2,
+         ["x.nlt: a netloom trace archive, not its text form: expected the text 'netloom trace dump' writes "
+          "(netloom trace dump x.nlt > TEXT)"], {}, False),
+        (f"mkdir a b && cp {_LJ2} a/t.nlt && cp {_LJ2} b/t.nlt && netloom trace pack x.nlb a/t.nlt b/t.nlt", 2,
+         ["b/t.nlt: a second file named 't.nlt' (the first: a/t.nlt; a bundle keeps names, not folders); expected "
+          "files of distinct names"], {}, False),
+        (f"cp {_LJ2} t.nlt && netloom trace unpack t.nlt D", 2,
+         ["t.nlt: a netloom trace archive, not a bundle: expected a bundle that 'netloom trace pack' wrote; ..."],
+         {}, False),
+        (": > b.nlb && netloom trace unpack b.nlb D", 2, ["b.nlb: offset 0: empty file (expected a netloom bundle)"],
+         {}, False),
+        ("printf '\\x89NLB\\r' > b.nlb && netloom trace unpack b.nlb D", 2,
+         ["b.nlb: offset 5: truncated netloom bundle: 5 bytes, expected at least 64 (a 32-byte header and a "
+          "32-byte trailer)"], {}, False),
+        ("netloom trace unpack sys.ini D", 2, ["offset 0: not a netloom bundle (bad magic)"],
+         {"sys.ini": "[network]\n" * 8}, False),
+        (f"mkfifo f && netloom trace pack b.nlb {_LJ2} --config f", 2,
+         ["--config: f: is not a regular file (a FIFO); expected the system configuration's file"], {}, False),
+        (f"mkdir x && cp {_LJ2} x/B.nlb && netloom trace pack B.nlb x/B.nlb && netloom trace unpack B.nlb .", 2,
+         ["B.nlb: entry 'B.nlb': './B.nlb' is the bundle itself, which it would replace; expected another DIR"],
+         {}, False),
+        (f"for i in 0 1 2 3; do cp {_DUMPI}/testtrace-000$i.bin t-000$i.bin; done && "
+         f"sed s/=testtrace/=t/ {_DUMPI}/testtrace.meta > t.meta && netloom trace convert t.meta t-0003.bin", 2,
+         ["OUT.nlt 't-0003.bin': the same file as IN t.meta's rank 3 file './t-0003.bin', an input"], {}, False),
+        ("mkfifo f && mkdir d && netloom trace convert f o.nlt; netloom replay d", 2,
+         ["f: is not a regular file (a FIFO), not a trace file", "d: is a directory, not a trace file"], {}, False),
+        (f"netloom trace convert {_DUMPI}/testtrace.meta o.nlt", 0,
+         ["not converted: MPI_Comm_rank x...(no netloom operation; its time counts as compute)"], {}, False),
+        (f"mkdir DIR && cp {_DUMPI}/testtrace* DIR && sed s/numprocs=4/numprocs=2/ {_DUMPI}/testtrace.meta > t.meta "
+         "&& cp t.meta DIR && netloom trace convert DIR/t.meta o.nlt", 2,
+         ["numprocs=2, though rank file 'DIR/testtrace-0002.bin' exists: fewer than the trace has ranks: ...: "
+          "MPI_Recv: peer 3 outside its communicator (size 2)"], {}, False),
+        (f"mkdir DIR && cp {_DUMPI}/testtrace* DIR && rm DIR/testtrace-0002.bin && mkfifo DIR/testtrace-0002.bin "
+         "&& netloom trace convert DIR/testtrace.meta o.nlt", 2,
+         ["rank 2's file 'DIR/testtrace-0002.bin' is not a regular file (a FIFO), not a DUMPI rank file"], {}, False),
+        (f"for i in 0 1 2 3; do cp {_DUMPI}/testtrace-000$i.bin t-000$i.bin; done && cp t-0002.bin t-0001.bin && "
+         f"sed s/=testtrace/=t/ {_DUMPI}/testtrace.meta > t.meta && netloom trace convert t.meta o.nlt", 2,
+         ["t-0001.bin: rank 1, offset 58: MPI_Comm_rank on MPI_COMM_WORLD gave 2: the file of world rank 2, found "
+          "as rank 1's; expected rank 1's (a rank file renamed or copied over?)"], {}, False),
+        ("for r in 0 1 2 3 4 5 6 7; do sed s/R/$r/ r.txt > ti_trace$r.txt; echo ti_trace$r.txt; done > idx && "
+         "netloom trace convert idx o.nlt", 2,
+         ["idx: lists 8 rank files, but the trace has at least 32 ranks ('./ti_trace0.txt' line 6: comm_size 32): "
+          "expected one file per rank of the trace, line i naming rank i's"], {"r.txt": _SG_RANK}, False),
+        ("sed s/R/0/ r.txt > ti_trace0.txt && netloom trace convert ti_trace0.txt o.nlt", 2,
+         ["ti_trace0.txt: actions of rank 0 only, but line 6 says comm_size 32"], {"r.txt": _SG_RANK}, False),
+        ("netloom trace convert a.txt o.nlt", 2, ["a.txt:2: bcast size '0x1p3': expected a number of elements"],
+         {"a.txt": "0 init\n0 bcast 0x1p3\n"}, False),
+        ("awk 'BEGIN { for (r = 0; r < 1100; r++) print r, \"init\" }' > a.txt && ulimit -n 1024 && "
+         "netloom trace convert a.txt OUT", 2,
+         ["OUT: 1100 ranks need up to 1164 open files (a temporary stream file per rank while the trace's ranks "
+          "interleave, and 64 for the rest), above the limit of 1024 (ulimit -n, which netloom raises to the hard "
+          "limit, ulimit -Hn); raise ulimit -n to at least 1164"], {}, False),
+        ("awk 'BEGIN { print \"netloom-trace 2\"; print \"ranks 1\"; print \"rank 0\"; for (i = 0; i < 20000; i++) "
+         "print \"compute t=\" 7 * i \" dur=\" 13 * i }' > t.txt && ulimit -f 1 && netloom trace encode t.txt OUT.nlt",
+         1, ["netloom trace encode: OUT.nlt: write failed: File too large"], {}, False),
+        (f"netloom trace dump {_LJ2} --rank $'1\\n2'", 2,
+         ["netloom trace dump: --rank '1\\n2': expected a rank number ..."], {}, False),
     ],
 }
 
