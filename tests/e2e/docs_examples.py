@@ -156,6 +156,15 @@ _PATCH = ("cp traces/samples/lammps-lj-2.nlt x.nlt && printf '\\{1}' | "
           "dd of=x.nlt bs=1 seek={0} conv=notrunc status=none")
 _SG_RANK = "".join(f"R {w}\n" for w in ("init", "compute 10", "compute 10", "compute 10", "compute 10",
                                              "comm_size 32", "finalize"))
+_COL = "# router_a router_b parallel_links\n"
+# Each (file text, graph parameters) makes one error topologies.md quotes.
+_EDGES = [("0 1\n1 2\n1 1\n", ""), ("0 1\n0 1 2\n", ""), (_COL + "0 1 2 3\n", ""), (_COL + "0 1\n1 2 0\n", ""),
+          ("0 1\nx2 1\n", ""), ("0 1\n1 3\n", ""), (_COL + "a b\nx\n", ",labels=1"), ("0 1\n2 3\n", ""),
+          ("", ""), (_COL + "0\n1\n", "")]
+_NETS = ["router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", "router 0 node 0 router 1\nrouter 1 node 0\n",
+         "router 0 node 0 router 1\nrouter 1 node 1\nrouter 2 node 2\n",
+         "router 0 node 0 router 1 0\nrouter 1 node 1\n", "router 0 node 0 router 0\n",
+         "node 0 router 1 5\nrouter 1 node 1 router 0\n", "router 0 node 0 router 1\nrouter 1 node 2\n"]
 QUOTED = {
     "docs/engine.md": [
         ("netloom run -s topology=hyperx:s=4x4x4,t=4 -s num_vcs=4 -s vc_buf_size=8 "
@@ -447,6 +456,78 @@ QUOTED = {
          1, ["netloom trace encode: OUT.nlt: write failed: File too large"], {}, False),
         (f"netloom trace dump {_LJ2} --rank $'1\\n2'", 2,
          ["netloom trace dump: --rank '1\\n2': expected a rank number ..."], {}, False),
+    ],
+    "docs/topologies.md": [
+        ("for t in slimfly:q=6 dragonfly:a=4,p=2,h=2,g=10 'equality:n=14,sa=-1/1/3/9,sb=4,k=7' torus,k=4 "
+         "'  torus:k=4' hyperx:S=8x8 hyperx:s=4x4,p=2 'torus:k=4x4, p=2' equality:n=14,sa=-1,1,3,9,sb=4 "
+         "torus:k=65535x65535 cmesh:k=32768,c=4 dln:n=16777216,d=4096,p=1 fly:k=4,n=2 "
+         "clos:l=3,r=16,n=300,down=4,up=10 clos:l=3,r=16,down=0,up=10 'N14K6(-1,1,3,9)[4]' 'N14K[-1,1,3,9](4)' "
+         "p1:base=fattree:k=2,n=2 graph:file=my,net.edges; do netloom topo describe \"$t\"; done", 2,
+         ["topology 'slimfly': parameter 'q': 6 is not a prime power (the MMS construction needs q = p^m = 4w + "
+          "delta, delta in {-1, 0, 1})",
+          "topology 'dragonfly': parameter 'g': 10 groups, expected 2 .. a*h+1 = 9 so that every pair of groups has "
+          "a global link",
+          "topology 'equality': parameter 'k': the offsets give network radix K = 6 (eq. 1: |S_A| + 2|S_B| - [N/2 "
+          "in S_B]), not 7",
+          "unknown topology 'torus,k=4': expected 'torus:k=4' (parameters follow the name after a ':')",
+          "unknown topology '  torus': expected 'torus' (nothing before the name)",
+          "unknown parameter 'S' (did you mean 's'? valid: s, k, t, r)",
+          "unknown parameter 'p' (the endpoints per router are 't' here; valid: s, k, t, r)",
+          "unknown parameter ' p': expected 'p' (no blanks around a parameter's name or value)",
+          "expected key=value, got '1' (parameters are split at ','; the values of 'sa' are joined by '/': "
+          "sa=-1/1/3/9)",
+          "topology 'torus': parameter 'k' = 65535x65535: 4294836225 routers; expected at most 2^30 (1073741824)",
+          "topology 'cmesh': parameter 'c' = 4 on 1073741824 routers (k = 32768x32768): 4294967296 endpoints; "
+          "expected fewer than 2^31 (2147483648)",
+          "topology 'dln': parameters n=16777216, d=4096, p=1 give 16777216 routers, 68736253952 ports and 16777216 "
+          "endpoints; expected at most 2^30 (1073741824) routers and fewer than 2^31 (2147483648) ports and "
+          "endpoints",
+          "parameter 'n' value '2': expected 1 (...)",
+          "300 terminals need more than the 256 that 3 levels of radix-16 switches serve (r x the down ports of "
+          "each level below the core: 16 x 4 x 4); ...",
+          "parameter 'down' value '0': level 1 has no down port",
+          "expected 'N14K6[-1,1,3,9](4)' (the odd offsets S_A in [...], then the even offsets S_B in (...))",
+          "cannot read 'N14K[-1,1,3,9](4)': 'K' is not followed by the network radix; expected "
+          "N<routers>K<radix>...",
+          "unknown parameter 'n' (valid: base, trials, cab, frac, seed; a ',' ends the value of 'base': ...)",
+          "expected key=value, got 'net.edges' (parameters are split at ','; the path of 'file' cannot hold one)"],
+         {}, False),
+        ("printf 'torus:k=4x4\\ntorus\\0004x4\\n' > FILE && netloom topo describe @FILE; "
+         "netloom topo describe @exp/spec.txt", 2,
+         ["FILE:2: unexpected NUL byte; expected a text spec file",
+          "cannot open 'g.txt' (resolved to .../exp/g.txt, relative to the spec file exp/spec.txt)"],
+         {"exp/spec.txt": "graph:file=g.txt\n"}, False),
+        ("for i in " + " ".join(str(i) for i in range(len(_EDGES))) + "; do cp x$i.edges x.edges; "
+         "netloom topo describe graph:file=x.edges$(cat p$i); done; printf '0 1\\n1\\0002\\n' > x.edges; "
+         "netloom topo describe graph:file=x.edges", 2,
+         ["x.edges:3: self-loop on router '1' (a link joins two different routers)",
+          "x.edges:2: expected two router ids 'a b', got 3 fields (...)",
+          "x.edges:2: expected 'a b' or 'a b links', got 4 fields (...)",
+          "x.edges:3: link count '0' is not an integer 1..65536 (the third field of 'a b links')",
+          "x.edges:2: router id 'x2' is not an integer 0..n-1 (labels=1 reads arbitrary names)",
+          "x.edges: router 2 has no links (ids must run 0..n-1 without gaps; largest is 3)",
+          "x.edges: router 'x' has no links (a router without links must be the only one)",
+          "x.edges: graph is not connected: router 2 cannot be reached from router 0",
+          "x.edges: no links (expected lines 'a b')",
+          "x.edges: no links, but router ids up to 1 (a router without links must be the only one, id 0)",
+          "x.edges:2: unexpected NUL byte; expected a text file"],
+         {**{f"x{i}.edges": e for i, (e, _) in enumerate(_EDGES)},
+          **{f"p{i}": p for i, (_, p) in enumerate(_EDGES)}}, False),
+        ("for i in " + " ".join(str(i) for i in range(len(_NETS))) + "; do cp net$i net; netloom topo describe "
+         "anynet:file=net; done; printf 'router 0 node 0 router 1\\nrouter 1 no\\000de 1\\n' > net; "
+         "netloom topo describe anynet:file=net; rm net; netloom topo describe anynet:file=net", 2,
+         ["net:2: unknown word 'switch'; expected 'router ID', 'node ID' or a latency",
+          "net:2: node 0 attached to router 1, but line 1 attached it to router 0; expected each node on one router",
+          "net:3: router 2 cannot be reached from router 0; expected a connected network (BookSim's routing table "
+          "needs one)",
+          "net:1: latency '0'; expected 1..65535 cycles",
+          "net:1: router 0 linked to itself; expected another router",
+          "net:1: latency '5' after 'node 0 router 1' (BookSim files it under a bogus entry); expected it on the "
+          "router's line: 'router 1 node 0 5'",
+          "net: node 1 is missing; expected node ids 0..2 without gaps (largest 2, line 2)",
+          "net:2: unexpected NUL byte; expected a text file",
+          "parameter 'file': cannot open 'net': No such file or directory; expected a BookSim anynet network_file"],
+         {f"net{i}": n for i, n in enumerate(_NETS)}, False),
     ],
 }
 
