@@ -529,6 +529,43 @@ QUOTED = {
           "parameter 'file': cannot open 'net': No such file or directory; expected a BookSim anynet network_file"],
          {f"net{i}": n for i, n in enumerate(_NETS)}, False),
     ],
+    "docs/analysis.md": [
+        ("netloom topo export torus:k=4x4 --format json -o /dev/full", 1,
+         ["netloom topo export: --output: /dev/full: write failed: No space left on device"], {}, False),
+        ("netloom topo export torus:k=4x4 --format json > /dev/full", 1,
+         ["netloom topo export: stdout: write failed: No space left on device"], {}, False),
+        ("netloom topo describe mesh:k=1000", 0,
+         ["1:999 ... 16:984 ... 979 more (--json lists all) ... 996:4 ... 999:1"], {}, False),
+        ("netloom topo describe torus:k=256x256 --faults --trials 1000000", 2,
+         ["--faults: 1000000 trials x (65536 routers + 131072 links) is 1.9661e+11 steps, about 5 hours of work at "
+          "1e+07 steps a second; expected at most 3.6e+10 (about 60 minutes): --trials 183105 or fewer"], {}, True),
+        ("netloom topo describe torus:k=256x256 --bisection --metis-runs 10000", 2, ["--metis-runs 5493 or fewer"],
+         {}, False),
+        ("netloom topo describe fly:k=12 --bisection", 0,
+         ["bisection 6 endpoint links (one router: endpoints 6 | 6, ...)", "B_r not defined"], {}, False),
+        ("netloom design hyperx --terminals 131072 --radix 128 --bisection 100", 1,
+         ["no configuration meets the request"], {}, False),
+        ("netloom design equality --routers 14 --endpoints 65537", 2,
+         ["netloom design equality: --endpoints: expected an integer in 0..65536, got '65537'"], {}, False),
+        ("netloom design equality --radix 2 --routers 14", 2,
+         ["netloom design equality: --radix: expected an integer in 3..13 for 14 routers, got '2'"], {}, False),
+        ("netloom design dragonfly --terminals 100 --radix 2", 1,
+         ["netloom design dragonfly: no configuration meets the request: the smallest dragonfly with full global "
+          "bandwidth has radix 3; expected --radix 3 or more"], {}, False),
+        ("netloom design dragonfly --terminals 2551 --radix 20", 1,
+         ["... no configuration meets the request: within radix 20 the most terminals are 2550 "
+          "(dragonfly:a=10,p=5,h=5,g=51); expected --terminals 2550 or fewer, or a larger --radix"], {}, False),
+        ("netloom design flex --terminals 40000000 --radix 40", 1,
+         ["the most terminals are 4166568 (flex:nx=7,ny=7,nz=7086,p=12)"], {}, False),
+        ("netloom design flex --terminals 100000000000 --radix 400", 1,
+         ["within radix 400 every listing builds more than 50000000 router ports (the limit); at radix 341 the most "
+          "terminals are 45600 (flex:nx=4,ny=4,nz=475,p=6); expected --radix 341 with --terminals 45600 or fewer"],
+         {}, False),
+        ("netloom design flex --terminals 100 --radix 400; netloom design dragonfly --terminals 1000 --radix 2000; "
+         "netloom design flex --terminals 38534580 --radix 40", 2,
+         ["--radix 341 lists --terminals 100 within it", "--radix 842",
+          "--terminals 4166568 or fewer (flex:nx=7,ny=7,nz=7086,p=12) at this radix"], {}, False),
+    ],
 }
 
 SUBCOMMANDS = ("run", "sweep", "config", "version", "trace", "topo", "design", "replay", "serve", "cost",
