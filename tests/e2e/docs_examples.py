@@ -165,6 +165,9 @@ _NETS = ["router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", "router 0 node 
          "router 0 node 0 router 1\nrouter 1 node 1\nrouter 2 node 2\n",
          "router 0 node 0 router 1 0\nrouter 1 node 1\n", "router 0 node 0 router 0\n",
          "node 0 router 1 5\nrouter 1 node 1 router 0\n", "router 0 node 0 router 1\nrouter 1 node 2\n"]
+_LINKS_SYS = "[network]\ntopology = torus:k=4x4\n[analytic]\nlink_model = links\n"
+_JOB = "trace = traces/samples/lammps-lj-8.nlt\n"
+_INTERFERE = "netloom interfere w.ini -c s.ini"
 QUOTED = {
     "docs/engine.md": [
         ("netloom run -s topology=hyperx:s=4x4x4,t=4 -s num_vcs=4 -s vc_buf_size=8 "
@@ -565,6 +568,70 @@ QUOTED = {
          "netloom design flex --terminals 38534580 --radix 40", 2,
          ["--radix 341 lists --terminals 100 within it", "--radix 842",
           "--terminals 4166568 or fewer (flex:nx=7,ny=7,nz=7086,p=12) at this radix"], {}, False),
+    ],
+    "docs/placement.md": [
+        ("netloom replay traces/samples/lammps-lj-16.nlt -s topology=torus:k=2x2 -s placement=contiguous", 2,
+         ["netloom replay: -s: key 'placement': value 'contiguous': the job needs 16 endpoints (16 ranks, 1 per "
+          "node), only 4 of 4 free"], {}, True),
+        ("for i in 1 2 3 4 5 6 7 8 9 10; do cp w$i.ini w.ini; " + _INTERFERE + "; done", 2,
+         ["w.ini:2: section [jb A]: expected [workload] or [job NAME] (did you mean [job A]?)",
+          "w.ini:3: [job A] key 'placment': value 'spread': expected a job key: trace, placement, ...; or for a "
+          "synthetic job synthetic, ... (did you mean 'placement'?)",
+          "value 'sprad': expected one of contiguous, ..., map (did you mean 'spread'?)",
+          "value 'Ring': expected a synthetic pattern: alltoall, shift or ring (did you mean 'ring'?)",
+          "w.ini:1: key 'trace' before any section; expected it under [workload] or [job NAME]",
+          "w.ini:4: [job A] indented line 'repeat = 2' reads as 'name = value' after key 'placement'; expected keys "
+          "unindented ...",
+          "netloom interfere: w.ini:3: [job A] key 'ranks_per_node': value 'two': expected an integer 1..1048576",
+          "netloom interfere: w.ini:6: section [job A]: job 'A' given twice; expected one section per job",
+          "netloom interfere: w.ini:9: [job B] key 'placement' given twice (first at line 8); expected each key "
+          "once",
+          "netloom interfere: w.ini:12: [job C] key 'placement' (unset: contiguous): the job needs 8 endpoints (8 "
+          "ranks, 1 per node), only 0 of 16 free"],
+         {"s.ini": _LINKS_SYS, "w1.ini": "[workload]\n[jb A]\n", "w2.ini": "[job A]\n" + _JOB + "placment = spread\n",
+          "w3.ini": "[job A]\n" + _JOB + "placement = sprad\n", "w4.ini": "[job A]\nsynthetic = Ring\n",
+          "w5.ini": _JOB, "w6.ini": "[job A]\n" + _JOB + "placement = contiguous\n    repeat = 2\n",
+          "w7.ini": "[job A]\n" + _JOB + "ranks_per_node = two\n",
+          "w8.ini": "[job A]\n" + _JOB + "\n\n\n[job A]\n" + _JOB,
+          "w9.ini": "[job A]\n" + _JOB + "\n\n\n\n[job B]\nplacement = map\nplacement = spread\n",
+          "w10.ini": "[job A]\n" + _JOB + "\n\n\n\n[job B]\n" + _JOB + "\n\n[job C]\n" + _JOB}, False),
+        (_INTERFERE, 2,
+         ["netloom interfere: w.ini:10: [job B] key 'placement_map': even.map: rank 0: endpoint 0 is taken by "
+          "another job"],
+         {"s.ini": _LINKS_SYS, "even.map": "".join(f"{r} {2 * r}\n" for r in range(8)),
+          "w.ini": "[job A]\n" + _JOB + "placement = contiguous\n\n\n\n[job B]\n" + _JOB
+                   + "placement = map\nplacement_map = even.map\n"}, False),
+        (_INTERFERE, 0,
+         ["netloom interfere: warning: w.ini:4: [job A] key 'placement_seed': value '7' is not read by interfere "
+          "(placement = contiguous draws nothing; random-node and random-router do); it has no effect",
+          "netloom interfere: warning: w.ini:8: [job B] key 'placement_inner': value 'round_robin' is not read by "
+          "interfere (ranks_per_node = 1 (unset): one rank per node, in either order); it has no effect",
+          "netloom interfere: warning: w.ini:14: [job M] key 'ranks_per_node': value '2' is not read by interfere "
+          "(placement = map gives each rank its endpoint from the map file); it has no effect",
+          "netloom interfere: warning: w.ini:2: [workload] key 'seed': value '7' is not read by interfere (no job's "
+          "placement draws from it; random-node and random-router do); it has no effect"],
+         {"s.ini": _LINKS_SYS.replace("4x4", "8x8"), "m.map": "".join(f"{r} {40 + r}\n" for r in range(8)),
+          "w.ini": "[workload]\nseed = 7\n[job A]\nplacement_seed = 7\n" + _JOB + "placement = contiguous\n"
+                   "[job B]\nplacement_inner = round_robin\n" + _JOB + "[job M]\nplacement = map\n" + _JOB
+                   + "placement_map = m.map\nranks_per_node = 2\n"}, False),
+        (_INTERFERE, 0, ["(each job whose placement draws sets its own placement_seed)"],
+         {"s.ini": _LINKS_SYS, "w.ini": "[workload]\nseed = 7\n[job A]\n" + _JOB
+                                        + "placement = random-node\nplacement_seed = 3\n"}, False),
+        ("PATH=${PATH%%:*}; " + _INTERFERE + " --plot out.svg --json o.json; " + _INTERFERE + " --plot out.svg; "
+         + _INTERFERE + " --plot out.svg --json -; " + _INTERFERE + " --plot -", 3,
+         ["netloom interfere: --plot out.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
+          "gnuplot-nox); the table and JSON were written", "the table was written", "the JSON was written",
+          "nothing was written"], {"s.ini": _LINKS_SYS, "w.ini": "[job A]\n" + _JOB}, False),
+        (_INTERFERE + " --json /dev/full", 1,
+         ["netloom interfere: --json: /dev/full: write failed: No space left on device"],
+         {"s.ini": _LINKS_SYS, "w.ini": "[job A]\n" + _JOB}, False),
+        ("TMPDIR=/nonexist " + _INTERFERE + " --plot -", 2,
+         ["netloom interfere: --plot: /nonexist/netloom-out: /nonexist: no such directory; expected an existing "
+          "folder to write to"], {"s.ini": _LINKS_SYS, "w.ini": "[job A]\n" + _JOB}, False),
+        ("cp traces/samples/lammps-lj-2.nlt a.nlt && printf '\\377' | dd of=a.nlt bs=1 seek=280 conv=notrunc "
+         "status=none && " + _INTERFERE, 2,
+         ["netloom interfere: w.ini:2: [job A] key 'trace': a.nlt: rank 0, offset 251: frame does not decompress: "
+          "Data corruption detected"], {"s.ini": _LINKS_SYS, "w.ini": "[job A]\ntrace = a.nlt\n"}, False),
     ],
 }
 
