@@ -168,6 +168,7 @@ _NETS = ["router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", "router 0 node 
 _LINKS_SYS = "[network]\ntopology = torus:k=4x4\n[analytic]\nlink_model = links\n"
 _JOB = "trace = traces/samples/lammps-lj-8.nlt\n"
 _INTERFERE = "netloom interfere w.ini -c s.ini"
+_SWEEP1 = "netloom sweep -s topology=torus:k=4x4 --rates 0.05:0.05:0.05"
 QUOTED = {
     "docs/engine.md": [
         ("netloom run -s topology=hyperx:s=4x4x4,t=4 -s num_vcs=4 -s vc_buf_size=8 "
@@ -632,6 +633,59 @@ QUOTED = {
          "status=none && " + _INTERFERE, 2,
          ["netloom interfere: w.ini:2: [job A] key 'trace': a.nlt: rank 0, offset 251: frame does not decompress: "
           "Data corruption detected"], {"s.ini": _LINKS_SYS, "w.ini": "[job A]\ntrace = a.nlt\n"}, False),
+    ],
+    "docs/results.md": [
+        ("touch afile; netloom run --json out/r.json; netloom run --json afile/r.json", 2,
+         ["netloom run: --json: out/r.json: out: no such directory; expected an existing folder to write to",
+          "...: not a directory; expected a folder to write to"], {}, False),
+        (f"for i in 0 1 2 3; do cp {_DUMPI}/testtrace-000$i.bin t-000$i.bin; done && "
+         f"sed s/=testtrace/=t/ {_DUMPI}/testtrace.meta > t.meta && netloom replay t.meta --json t-0001.bin", 2,
+         ["the same file as TRACE t.meta's rank 1 file './t-0001.bin'"], {}, False),
+        ("netloom run -s topology=graph:file=g.txt --json g.txt", 2,
+         ["netloom run: --json 'g.txt': the same file as -s topology graph:file= 'g.txt', an input; expected another "
+          "file"], {"g.txt": "0 1\n1 2\n2 0\n"}, False),
+        (f"cp {_LJ2} p.nlt && netloom replay p.nlt --json p.nlt", 2,
+         ["netloom replay: --json 'p.nlt': the same file as TRACE 'p.nlt', an input; expected another file"],
+         {}, False),
+        ("echo graph:file=g.txt | netloom topo describe @/dev/stdin -o g.txt", 2,
+         ["the same file as graph:file= in @/dev/stdin 'g.txt'"], {"g.txt": "0 1\n1 2\n2 0\n"}, True),
+        ("printf '[network]\\ntopology = graph:file=g.txt\\n' | netloom run -c /dev/stdin --json g.txt", 2,
+         ["netloom run: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; "
+          "expected another file"], {"g.txt": "0 1\n1 2\n2 0\n"}, False),
+        (f"netloom replay {_LJ2} --svg out.svg --json out.svg", 2,
+         ["netloom replay: --svg 'out.svg': the same file as --json; expected another file"], {}, False),
+        ("netloom cost torus:k=4x4 --json a.json --json b.json", 2, ["netloom cost: option '--json' given twice"],
+         {}, False),
+        ("netloom run --json --csv", 2,
+         ["netloom run: --json '--csv': an option, not a file name (a value left out?); expected a file to write "
+          "(./--csv for a file of that name)"], {}, False),
+        ("netloom topo describe torus:k=4x4 -o --samples 3", 2, ["--output '--samples': ..."], {}, False),
+        ("netloom replay -", 2,
+         ["netloom replay: '-': standard input is not read here; expected a trace file's path"], {}, False),
+        ("netloom sweep -c torus8x8.ini --rates 0.25:0.30:0.05 --reproducible", 0,
+         ["netloom 0.1.0: torus:k=8x8,p=1, routing dor:dateline=1, traffic uniform, 64 routers, 64 endpoints, "
+          "seed 0",
+          "offered injected accepted lat.mean p50 p99 max net.mean hops stable",
+          "0.2500 0.2499 0.2500 45.45 42 126 415 44.82 4.00 yes",
+          "0.3000 0.2463 0.2457 565.08 153 2550 3076 105.58 3.99 no (saturated)",
+          "saturation: last stable rate 0.25, first unstable 0.3, max accepted 0.2500"], {}, False),
+        ("netloom run -s topology=torus:k=8x4 -s traffic=transpose -s injection_rate=0.01", 0,
+         ["32 endpoints (16 active: transpose needs a power of four)"], {}, False),
+        ("netloom run --plot c.svg", 2,
+         ["netloom run: option '--plot' is sweep's, not run's (run simulates one rate); expected 'netloom sweep "
+          "--rates A:B:STEP' with it (see 'netloom sweep --help')"], {}, False),
+        ("PATH=${PATH%%:*}; " + "; ".join(_SWEEP1 + " " + o for o in (
+            "--plot curve.svg", "--plot curve.svg --json j.json", "--plot curve.svg --csv",
+            "--plot curve.svg --csv --json j.json", "--plot curve.svg --json -", "--plot -")), 3,
+         ["netloom sweep: --plot curve.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
+          "gnuplot-nox); the table was written", "the table and JSON were written", "the CSV was written",
+          "the CSV and JSON ...", "the JSON was written", "nothing was written"], {}, False),
+        (_SWEEP1 + " --plot /dev/full", 3,
+         ["netloom sweep: --plot: /dev/full: write failed: No space left on device"], {}, False),
+        ("netloom run -s topology=torus:k=4x4 --json /dev/full", 1,
+         ["netloom run: --json: /dev/full: write failed: No space left on device"], {}, False),
+        ("netloom run -s topology=torus:k=4x4 > /dev/full", 1,
+         ["netloom run: stdout: write failed: No space left on device"], {}, False),
     ],
 }
 
