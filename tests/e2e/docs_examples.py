@@ -662,13 +662,6 @@ QUOTED = {
         ("netloom topo describe torus:k=4x4 -o --samples 3", 2, ["--output '--samples': ..."], {}, False),
         ("netloom replay -", 2,
          ["netloom replay: '-': standard input is not read here; expected a trace file's path"], {}, False),
-        ("netloom sweep -c torus8x8.ini --rates 0.25:0.30:0.05 --reproducible", 0,
-         ["netloom 0.1.0: torus:k=8x8,p=1, routing dor:dateline=1, traffic uniform, 64 routers, 64 endpoints, "
-          "seed 0",
-          "offered injected accepted lat.mean p50 p99 max net.mean hops stable",
-          "0.2500 0.2499 0.2500 45.45 42 126 415 44.82 4.00 yes",
-          "0.3000 0.2463 0.2457 565.08 153 2550 3076 105.58 3.99 no (saturated)",
-          "saturation: last stable rate 0.25, first unstable 0.3, max accepted 0.2500"], {}, False),
         ("netloom run -s topology=torus:k=8x4 -s traffic=transpose -s injection_rate=0.01", 0,
          ["32 endpoints (16 active: transpose needs a power of four)"], {}, False),
         ("netloom run --plot c.svg", 2,
