@@ -680,6 +680,11 @@ QUOTED = {
         ("netloom run -s topology=torus:k=4x4 > /dev/full", 1,
          ["netloom run: stdout: write failed: No space left on device"], {}, False),
     ],
+    "docs/scaling.md": [
+        ("NETLOOM_TEST_FAIL_THREAD=all netloom run -s topology=torus:k=4x4 -s threads=3 -s injection_rate=0.05", 0,
+         ["netloom run: warning: 1 of 3 threads started for a network's partitions (pthread_create: Resource "
+          "temporarily unavailable); running on 1"], {}, False),
+    ],
 }
 
 SUBCOMMANDS = ("run", "sweep", "config", "version", "trace", "topo", "design", "replay", "serve", "cost",
