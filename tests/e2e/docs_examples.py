@@ -685,6 +685,21 @@ QUOTED = {
          ["netloom run: warning: 1 of 3 threads started for a network's partitions (pthread_create: Resource "
           "temporarily unavailable); running on 1"], {}, False),
     ],
+    # serve's refusals come before it binds or waits; --connect-timeout-ms
+    # bounds a session should one start all the same.
+    "docs/live.md": [
+        ("S='netloom serve --ranks 2 --listen ipc://s.sock --connect-timeout-ms 200'; "
+         f"cp {_LJ2} p.nlt; $S --json same.x --messages ./same.x; $S --trace p.nlt --record ./p.nlt; "
+         "netloom serve --ranks 2 --listen ipc://s.nlt --record s.nlt; $S --json a.json --json b.json; "
+         "$S --trace traces; netloom serve --ranks 4 --curve-keygen k",
+         2, ["--messages './same.x': the same file as --json; expected another file",
+             "--record './p.nlt': the same file as --trace 'p.nlt', an input; expected another file",
+             "--record 's.nlt': the same file as --listen 'ipc://s.nlt', the socket it creates; expected another "
+             "file", "option '--json' given twice",
+             "netloom serve: --trace: traces: is a directory, not a trace file",
+             "--curve-keygen FILE writes a key pair and exits, serving nothing; expected it alone, got --ranks too "
+             "..."], {}, False),
+    ],
 }
 
 SUBCOMMANDS = ("run", "sweep", "config", "version", "trace", "topo", "design", "replay", "serve", "cost",
