@@ -137,7 +137,9 @@ SKIP = {
 
 # What the docs quote that no code block runs (see the module's text):
 # doc -> [(command, exit status, quotes, {file: text}, in_doc)]. Each takes
-# milliseconds but the deadlock run (0.1-0.3 s).
+# milliseconds to a few tenths of a second (the deadlock run, the interfere
+# and sweep loops, ulimit -n's 1100 ranks): about 5 s in all. Commands that
+# need mpirun, gnuplot or a live session's clients are checked by hand.
 _RING5 = "".join(f"router {r} node {r} router {(r + 1) % 5}\n" for r in range(5))
 _BIG_TORUS_CFG = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = valiant;\n"
 _DEADLOCK_TXT = "netloom-trace 2\nranks 2\n" + "".join(
