@@ -20,6 +20,7 @@ pkgs=(
   chromium                                   # test suite only: tests/e2e/compare_html.py renders compare's index.html headless (skipped, 77, without it)
   help2man                                   # the man page netloom(1), from netloom --help (docs/meson.build); optional: without it, no man page
   time                                       # /usr/bin/time: peak RSS in benchmarks/engine/booksim_topos.sh
+  strace                                     # test suite only: engine_one_write counts the writes of each stderr line (skipped, 77, without it)
 )
 
 missing=()

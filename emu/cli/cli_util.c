@@ -34,36 +34,58 @@ void cli_set_command(const char *name)
 	snprintf(cli_command_name, sizeof cli_command_name, "%s", name ? name : "");
 }
 
-static void cli_say_prefix(void)
+/* One line on stderr in one write: stderr is unbuffered, so a prefix,
+ * message and newline written apart went out as three writes, and under
+ * mpirun two ranks' lines interleaved mid-line ("netloom run: netloom
+ * run: warning: MPI rank 1 of 2: ..."). glibc's fprintf to an unbuffered
+ * stream formats into a buffer of its own and writes it once. The prefix
+ * is the command's; text's n bytes are escaped to one line
+ * (nl_fputs_one_line) when escape is set, else written as they are. */
+static void cli_say_line(const char *text, size_t n, bool escape)
 {
-	if (cli_command_name[0])
-		fprintf(stderr, "netloom %s: ", cli_command_name);
-	else
-		fputs("netloom: ", stderr);
+	const char *cmd = cli_command_name, *sp = cmd[0] ? " " : "";
+	char *line = NULL, *one = escape ? strndup(text, n) : NULL;
+	size_t len = 0;
+	FILE *m = one ? open_memstream(&line, &len) : NULL;
+	if (m) {
+		nl_fputs_one_line(one, m);
+		if (fclose(m) == 0) {
+			text = line;
+			n = len;
+		}
+	}
+	fprintf(stderr, "netloom%s%s: %.*s\n", sp, cmd, (int)n, text);
+	free(line);
+	free(one);
 }
 
 void cli_say(const char *fmt, ...)
 {
 	va_list ap;
-	cli_say_prefix();
+	char buf[1024], *text = buf;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof buf && (text = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	} else if ((size_t)n >= sizeof buf) {
+		text = buf; /* out of memory: the line cut */
+		n = (int)strlen(buf);
+	}
+	cli_say_line(text, (size_t)n, false);
+	if (text != buf)
+		free(text);
 }
 
 void cli_say_lines(const char *text)
 {
 	for (const char *l = text; l && *l;) {
 		size_t n = strcspn(l, "\n");
-		char *one = strndup(l, n);
-		cli_say_prefix();
-		if (one)
-			nl_fputs_one_line(one, stderr);
-		else /* out of memory: as it is */
-			fwrite(l, 1, n, stderr);
-		fputc('\n', stderr);
-		free(one);
+		cli_say_line(l, n, true);
 		l += n + (l[n] == '\n');
 	}
 }

@@ -11,6 +11,7 @@ import configparser
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -2242,6 +2243,37 @@ def case_command_prefix():
                           (("interfere", "w.ini", "a\nb"), "netloom interfere: unexpected argument 'a\\nb' after"),
                           (("design", "hyperx", "a\nb"), "netloom design hyperx: unexpected argument 'a\\nb';")):
             one_line_error(run(*args, code=2), msg)
+
+
+def case_one_write():
+    """Each line on stderr leaves in one write(2): stderr is unbuffered,
+    and cli_say wrote the prefix, the message and the newline apart, so
+    under mpirun two ranks' lines interleaved mid-line ("netloom run:
+    netloom run: warning: MPI rank 1 of 2: ..."). Counted with strace
+    (skipped without it): a warning (cli_say), an error (cli_report) and a
+    study's problem lines (cli_say_lines), each line one write."""
+    strace = shutil.which("strace")
+    if not strace:
+        print("SKIP: strace not on PATH")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        study = os.path.join(tmp, "s.ini")
+        with open(study, "w") as f:
+            f.write("[system a]\ntopology = torus:k=2\n[system b]\ntopology = nosuch\n"
+                    "[workload w]\ntrace = missing.nlt\n")
+        log = os.path.join(tmp, "strace.log")
+        for args, code in ((("run", "-s", "topology=torus:k=2x2", "-s", "max_samples=1", "-s",
+                             "sample_period=100"), 0),
+                           (("run", "-s", "foo=1"), 2),
+                           (("compare", study, "-o", os.path.join(tmp, "out")), 2)):
+            p = subprocess.run([strace, "-f", "-qq", "-e", "trace=write", "-e", "signal=none", "-o", log,
+                                NETLOOM, *args], capture_output=True)
+            eq(f"{' '.join(args)}: exit", p.returncode, code)
+            lines = p.stderr.decode().splitlines()
+            with open(log) as f:
+                writes = [l for l in f if re.match(r"^(\d+ +)?write\(2,", l)]
+            check(f"{' '.join(args)}: some lines said: {lines}", len(lines) >= 1 + (args[0] == "compare"))
+            eq(f"{' '.join(args)}: writes to stderr for {len(lines)} lines", len(writes), len(lines))
 
 
 def case_stdout_full():
