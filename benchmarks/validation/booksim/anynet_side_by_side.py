@@ -35,6 +35,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "repro", "lib"))
+from netloom_run import BOOKSIM_WHAT, NETLOOM_WHAT, need_executable  # noqa: E402
 
 # curve -> (cfg, loads for the latency table, saturation: first load, coarse step, resolution)
 CURVES = {
@@ -143,20 +145,6 @@ class Runner:
             else:
                 hi = mid
         return lo
-
-
-def need_executable(ap, opt, path, what):
-    """One line, exit 2, before anything runs, when `path` (option `opt`)
-    is no executable: a missing BookSim2 was a Python traceback
-    (FileNotFoundError) or "booksim failed (127)" after the graph files
-    were written."""
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        ap.exit(2, "%s: %s %s: not an executable; expected %s\n" % (os.path.basename(sys.argv[0]), opt, path, what))
-
-
-BOOKSIM_WHAT = ("a BookSim2 binary (github booksim/booksim2, commit 28f43299, built with its own Makefile; "
-                "docs/validation.md)")
-NETLOOM_WHAT = "a built netloom (scripts/build.sh)"
 
 
 def main():

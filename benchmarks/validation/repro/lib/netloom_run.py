@@ -376,3 +376,17 @@ if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "check-env":
         sys.exit("usage: netloom_run.py check-env WHO")
     sys.exit(check_env(sys.argv[2]))
+
+
+def need_executable(ap, opt, path, what):
+    """One line, exit 2, before anything runs, when `path` (option `opt`)
+    is no executable: a missing BookSim2 was a Python traceback
+    (FileNotFoundError) or "booksim failed (127)" after the graph files
+    were written (booksim/anynet_side_by_side.py, booksim/eq_small_min.py)."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        ap.exit(2, "%s: %s %s: not an executable; expected %s\n" % (os.path.basename(sys.argv[0]), opt, path, what))
+
+
+BOOKSIM_WHAT = ("a BookSim2 binary (github booksim/booksim2, commit 28f43299, built with its own Makefile; "
+                "docs/validation.md)")
+NETLOOM_WHAT = "a built netloom (scripts/build.sh)"
