@@ -122,10 +122,25 @@ static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
 		r->has_key = false;
 		if (n < INI_LINES_NAME_MAX || r->len > max)
 			return true; /* a long line: refused below as such */
+		/* "[job NAME]": the NAME's room is what is left after the
+		 * kind and the blanks after it (45 after "job "). */
+		char limit[64];
+		snprintf(limit, sizeof limit, "at most %d characters", INI_LINES_NAME_MAX - 1);
+		for (const char *const *k = r->name_kinds; k && *k; k++) {
+			size_t kl = strlen(*k), off = kl;
+			if (strncmp(start + 1, *k, kl) || !isblank((unsigned char)start[1 + kl]))
+				continue;
+			while (isblank((unsigned char)start[1 + off]))
+				off++;
+			if (off >= INI_LINES_NAME_MAX - 1)
+				break; /* blanks past the limit: the section's own */
+			snprintf(limit, sizeof limit, "a %s name of at most %d characters", *k,
+				 INI_LINES_NAME_MAX - 1 - (int)off);
+			break;
+		}
 		snprintf(r->why, sizeof r->why,
-			 "section name of %zu characters ('[%.20s...]'); libinih keeps its first %d only: expected "
-			 "at most %d characters",
-			 n, start + 1, INI_LINES_NAME_MAX - 1, INI_LINES_NAME_MAX - 1);
+			 "section name of %zu characters ('[%.20s...]'); libinih keeps its first %d only: expected %s",
+			 n, start + 1, INI_LINES_NAME_MAX - 1, limit);
 		return false;
 	}
 	const char *end = ini_lines_find(start, "=:");

@@ -72,6 +72,11 @@ struct ini_lines_reader {
 	int bad_line;
 	char bad_text[INI_LINES_BAD_TEXT];
 	bool is_bad_cut; /* bad_text holds part of the line only */
+	/* Optional, NULL-terminated: the kinds of "[KIND NAME]" header the
+	 * file has ("job"). A header of one too long for libinih is refused
+	 * with its NAME's limit, what the user writes ("a job name of at
+	 * most 45 characters"), not the section name's 49. */
+	const char *const *name_kinds;
 };
 
 /* Room for ini_lines_bad_quote: each byte of bad_text shown as at most

@@ -408,6 +408,8 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
 	x.src.empty_section = wl_empty_section;
 	x.src.empty_ctx = &x;
+	static const char *const name_kinds[] = {"job", NULL};
+	x.src.rd.name_kinds = name_kinds;
 	int line = ini_lines_parse(&x.src, wl_handler, &x);
 	fclose(x.src.f);
 	ini_keys_release(&x.keys);

@@ -463,6 +463,8 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		c->src.f = f;
 		c->src.empty_section = cmp_empty_section;
 		c->src.empty_ctx = c;
+		static const char *const name_kinds[] = {"system", "workload", NULL};
+		c->src.rd.name_kinds = name_kinds;
 		int line = ini_lines_parse(&c->src, cmp_ini_any, c);
 		fclose(f);
 		if (line > 0 && c->src.rd.why[0])

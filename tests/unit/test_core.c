@@ -1509,10 +1509,13 @@ static int ini_seen_key(void *user, const char *section, const char *name, const
 	return 1;
 }
 
-/* Parse `len` bytes of text with ini_lines_parse; its return value. */
-static int ini_seen_parse(struct ini_seen *s, struct ini_lines *r, const char *text, size_t len)
+/* Parse `len` bytes of text with ini_lines_parse, its headers of `kinds`
+ * (rd.name_kinds; NULL for none) taking a NAME; its return value. */
+static int ini_seen_parse_kinds(struct ini_seen *s, struct ini_lines *r, const char *text, size_t len,
+				const char *const *kinds)
 {
 	*r = (struct ini_lines){0};
+	r->rd.name_kinds = kinds;
 	s->r = r;
 	s->out[0] = '\0';
 	r->f = fmemopen((void *)text, len, "r");
@@ -1521,6 +1524,11 @@ static int ini_seen_parse(struct ini_seen *s, struct ini_lines *r, const char *t
 	int line = ini_lines_parse(r, ini_seen_key, s);
 	fclose(r->f);
 	return line;
+}
+
+static int ini_seen_parse(struct ini_seen *s, struct ini_lines *r, const char *text, size_t len)
+{
+	return ini_seen_parse_kinds(s, r, text, len, NULL);
 }
 
 /* Study and workload files read long lines as configuration files do
@@ -1600,6 +1608,19 @@ static void test_ini_lines_names(void)
 	CHECK_STR(s.out, "2 [s] k=1\n");
 	CHECK_STR(r.rd.why, "section name of 55 characters ('[job aaaaaaaaaabbbbbb...]'); libinih keeps its first 49 "
 			    "only: expected at most 49 characters");
+	/* In a file whose [job NAME] headers take a name: the NAME's limit,
+	 * what is left of the 49 after the kind and its blanks. */
+	static const char *const kinds[] = {"system", "job", NULL};
+	CHECK_EQ(ini_seen_parse_kinds(&s, &r, text, (size_t)n, kinds), 3);
+	CHECK_STR(r.rd.why, "section name of 55 characters ('[job aaaaaaaaaabbbbbb...]'); libinih keeps its first 49 "
+			    "only: expected a job name of at most 45 characters");
+	n = snprintf(text, sizeof text, "[system   %s]\nk = 2\n", n49);
+	CHECK_EQ(ini_seen_parse_kinds(&s, &r, text, (size_t)n, kinds), 1);
+	CHECK_STR(r.rd.why, "section name of 58 characters ('[system   aaaaaaaaaab...]'); libinih keeps its first 49 "
+			    "only: expected a system name of at most 40 characters");
+	n = snprintf(text, sizeof text, "[jobs %s]\nk = 2\n", n49);
+	CHECK_EQ(ini_seen_parse_kinds(&s, &r, text, (size_t)n, kinds), 1);
+	CHECK(strstr(r.rd.why, "expected at most 49 characters") != NULL);
 	/* Indented, before any key: a header still. After a key, it continues it. */
 	n = snprintf(text, sizeof text, "  [%sX]\nk = 2\n", n49);
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);

@@ -472,13 +472,15 @@ static void test_workload(void)
 	place_workload_release(&w);
 	path = map_file("[job 1234567890123456789012345678901234567890123456]\ntrace = a.nlt\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
-		  ":1: section name of 50 characters ('[job 1234567890123456...]'); libinih keeps its first 49 only");
+		  ":1: section name of 50 characters ('[job 1234567890123456...]'); libinih keeps its first 49 only: "
+		  "expected a job name of at most 45 characters");
 	/* A job name libinih would cut to its first 45 characters (MAX_SECTION):
 	 * the job ran under the cut name. */
 	path = map_file("[job a]\ntrace = a.nlt\n[job job_with_a_very_long_name_that_goes_on_and_on_and_on_x]\n"
 			"trace = b.nlt\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
-		  ":3: section name of 58 characters ('[job job_with_a_very_...]'); libinih keeps its first 49 only");
+		  ":3: section name of 58 characters ('[job job_with_a_very_...]'); libinih keeps its first 49 only: "
+		  "expected a job name of at most 45 characters");
 	path = map_file("[job a]\ntrace = a.nlt\nno equals sign\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: expected 'key = value', '[job NAME]' or a comment");
