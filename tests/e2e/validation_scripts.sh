@@ -66,6 +66,21 @@ for f in "$root"/benchmarks/validation/booksim/two_router.sh "$root"/benchmarks/
   [ -e "$dir/o" ] && fail "$name: OUTDIR made before its arguments were checked"
 done
 
+# A closed stdout (`--help | head -1`, the reader gone before the write)
+# ends a repro script as it ends netloom: by SIGPIPE, nothing on stderr,
+# where it was a BrokenPipeError traceback. The pipe's read end is closed
+# before the script starts, so the write always fails.
+for f in "$root"/benchmarks/validation/repro/*.py; do
+  name=${f##*/}
+  out=$(python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+print(p.returncode, p.stderr.decode().strip()[-200:])' "$f" --help)
+  expect_eq "$name --help into a closed pipe: status (minus the signal), stderr" "$out" "-13 "
+done
+
 # A netloom run that fails: one line on stderr naming the script, the
 # netloom command (abbreviated) and netloom's own last stderr line, exit
 # 1, where it was a Python traceback (subprocess.CalledProcessError). A

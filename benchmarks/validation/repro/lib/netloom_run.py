@@ -1,11 +1,65 @@
 """Shared by the reproduction scripts: one netloom run or sweep, its JSON
 results (`netloom CMD -s KEY=VALUE ... ARGS --json FILE --reproducible`)."""
+import atexit
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+
+def _die_of_closed_pipe():
+    """Ends the script as netloom ends when its reader is gone (`--help |
+    head -1`): killed by SIGPIPE, nothing on stderr (shell status 141).
+    Python ignores SIGPIPE and raised BrokenPipeError, a traceback."""
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+
+
+# The stdout of a script that found its reader gone: quiet from then on,
+# and the script dies of SIGPIPE once Python has cleaned up (its
+# temporary folders). SIGPIPE itself stays ignored until then: a write to
+# gnuplot's stdin (draw()) must fail as an error subprocess handles, not
+# kill the script.
+_stdout_closed = False
+_previous_excepthook = sys.excepthook
+
+
+def _stdout_gone():
+    global _stdout_closed
+    _stdout_closed = True
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _excepthook(kind, value, tb):
+    if issubclass(kind, BrokenPipeError):
+        _stdout_gone()
+        return
+    _previous_excepthook(kind, value, tb)
+
+
+def _at_exit():
+    # Registered first, so it runs last: a table printed whole but still
+    # in Python's buffer meets the closed pipe here.
+    if not _stdout_closed:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_gone()
+    if _stdout_closed:
+        _die_of_closed_pipe()
+
+
+sys.excepthook = _excepthook
+atexit.register(_at_exit)
 
 
 def command_line(usage, doc, options=(), most=2):
