@@ -37,7 +37,8 @@ def main():
         check=True, capture_output=True, text=True).stdout
 
     n = topo["n_routers"]
-    eps = {r["id"]: [p["endpoint"] for p in r["ports"] if "endpoint" in p]
+    # An unconnected port (a mesh's edge) is null in the export.
+    eps = {r["id"]: [p["endpoint"] for p in r["ports"] if p and "endpoint" in p]
            for r in topo["routers"]}
     adj = {r: [] for r in range(n)}
     pairs = []
