@@ -140,11 +140,12 @@ static int export_pos_extent(const struct topo *t, uint32_t *k)
 	return n;
 }
 
-/* A router's drawing position: dimension 0 across, 1 down, as the
- * coordinates; a third dimension's layers (and a fifth's) are placed side
- * by side across, a fourth's (and a sixth's) below one another, each
- * layer one column or row apart from the next, so no two routers share a
- * position (torus:k=4x4x4 drew its 4 layers on the same 16 points). */
+/* A router's drawing position: dimension 0 across, 1 up (Graphviz's y
+ * axis points up), as the coordinates; a third dimension's layers (and a
+ * fifth's) are placed side by side across, a fourth's (and a sixth's)
+ * above one another, each layer one column or row apart from the next,
+ * so no two routers share a position (torus:k=4x4x4 drew its 4 layers on
+ * the same 16 points). */
 static void export_pos(const uint32_t *k, const uint32_t *c, int n, uint64_t *x, uint64_t *y)
 {
 	uint64_t pos[2] = {0, 0}, place[2] = {1, 1};

@@ -481,7 +481,7 @@ def case_export():
         dot = run("topo", "export", "torus:k=4x3", "--format", "dot").stdout.decode()
         eq("dot edges", dot.count(" -- "), 24)
         # Grid positions: a 2-D grid is drawn at its coordinates; a third
-        # dimension's layers (a fourth's) are shifted across (down) as
+        # dimension's layers (a fourth's) are shifted across (up) as
         # wholes, so no two routers share a point (torus:k=4x4x4 drew its
         # 4 layers on the same 16 points, mesh:k=3x2x2x2 its 8 on 6).
         # Families with coordinates but no grid are laid out alike
