@@ -101,7 +101,9 @@ int cli_probe_staging(const char *path, struct nl_err *err);
  * value was left out and the next option taken for it. 0, or NL_EINVAL
  * with "OPT 'VALUE': an option, not a KIND name (a value left out?);
  * expected EXPECTED (./VALUE for a KIND of that name)"; KIND is "file"
- * or "directory". cli_check_output calls it. */
+ * or "directory". Also, for the outputs with a short -o (OPT "--output",
+ * "-o" or "OUT.nlt"), a value starting with '=', which '-o=FILE' gives.
+ * cli_check_output calls it. */
 int cli_value_not_option(const char *opt, const char *value, const char *kind, const char *expected,
 			 struct nl_err *err);
 

@@ -181,6 +181,15 @@ int cli_value_not_option(const char *opt, const char *value, const char *kind, c
 	 * and the next option taken for it ('run --json --csv' wrote the JSON
 	 * to a file named '--csv' and printed the table, exit 0). A file of
 	 * such a name is still written as ./--csv. */
+	/* '-o=t.dot': getopt keeps the '=' in a short option's value, and
+	 * the output went to a file named '=t.dot', exit 0. The outputs
+	 * that have a short -o (--output; compare's -o; trace import's
+	 * OUT.nlt); ./=t.dot still writes a file of that name. */
+	const char *meta = strcmp(kind, "directory") ? "FILE" : "DIR";
+	if (value[0] == '=' && value[1] && (!strcmp(opt, "--output") || !strcmp(opt, "-o") || !strcmp(opt, "OUT.nlt")))
+		return nl_errf(err, NL_EINVAL, "%s '%s': a %s name starting with '=' (-o=%s keeps the '=' in the value); "
+			       "expected -o %s or --output=%s (./%s for a %s of that name)", opt, value, kind, meta, meta,
+			       meta, value, kind);
 	if (value[0] != '-' || !value[1])
 		return 0;
 	return nl_errf(err, NL_EINVAL, "%s '%s': an option, not a %s name (a value left out?); expected %s (./%s for a "

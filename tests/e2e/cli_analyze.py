@@ -517,6 +517,18 @@ def case_export():
         eq("no temp files", sorted(os.listdir(tmp)), ["t.edges", "t.json"])
         p = run("topo", "export", "torus:k=4x3", "--format", "png", code=2)
         one_line_error(p, "--format 'png'")
+        # '-o=t.dot' is -o with the value '=t.dot' (getopt): the export
+        # went to a file named '=t.dot', exit 0. Refused, as a value that
+        # is an option is, naming both spellings; './=t.dot' still writes
+        # a file of that name.
+        for cmd in (("topo", "export", "torus:k=4x3", "--format", "dot"), ("topo", "describe", "torus:k=4x3")):
+            p = run(*cmd, "-o=t.dot", code=2, cwd=tmp)
+            one_line_error(p, "--output '=t.dot': a file name starting with '=' (-o=FILE keeps the '=' in "
+                              "the value); expected -o FILE or --output=FILE (./=t.dot for a file of that name)")
+            eq(f"{cmd[1]} -o=t.dot: no file", sorted(os.listdir(tmp)), ["t.edges", "t.json"])
+        run("topo", "export", "torus:k=4x3", "--format", "dot", "-o", "./=t.dot", cwd=tmp)
+        eq("./=t.dot written", os.path.exists(os.path.join(tmp, "=t.dot")), True)
+        os.unlink(os.path.join(tmp, "=t.dot"))
         # The edge list reads back as graph: (its third column, parallel
         # links, was refused: "expected two router ids 'a b', got 3
         # fields"), trunks included; endpoints come from graph:'s p=.
