@@ -517,6 +517,27 @@ def case_export():
         eq("no temp files", sorted(os.listdir(tmp)), ["t.edges", "t.json"])
         p = run("topo", "export", "torus:k=4x3", "--format", "png", code=2)
         one_line_error(p, "--format 'png'")
+        # The JSON schema docs/analysis.md gives: each port entry points
+        # back, null ports (a mesh's edges) count in n_ports, links counts
+        # router pairs and physical_links a trunk's K links K times, an
+        # endpoint's port is its index in its router's ports[].
+        for spec, want in (("hyperx:s=3x2,k=2x1,t=2", (6, 12, 42, 9, 15)), ("mesh:k=3x3", (9, 9, 45, 12, 12))):
+            d = json.loads(run("topo", "export", spec, "--format", "json").stdout)
+            R = d["routers"]
+            eq(f"{spec}: counts", (d["n_routers"], d["n_endpoints"], d["n_ports"], d["links"], d["physical_links"]),
+               want)
+            eq(f"{spec}: n_ports = entries", sum(len(r["ports"]) for r in R), d["n_ports"])
+            pairs, phys = set(), 0
+            for r in R:
+                for i, q in enumerate(r["ports"]):
+                    if q and "router" in q:
+                        eq(f"{spec}: router {r['id']} port {i} points back", R[q["router"]]["ports"][q["port"]],
+                           {"router": r["id"], "port": i})
+                        pairs.add(frozenset((r["id"], q["router"])))
+                        phys += 1
+            eq(f"{spec}: links, physical_links", (len(pairs), phys // 2), (d["links"], d["physical_links"]))
+            for e in d["endpoints"]:
+                eq(f"{spec}: endpoint {e['id']}'s port", R[e["router"]]["ports"][e["port"]], {"endpoint": e["id"]})
         # '-o=t.dot' is -o with the value '=t.dot' (getopt): the export
         # went to a file named '=t.dot', exit 0. Refused, as a value that
         # is an option is, naming both spellings; './=t.dot' still writes
