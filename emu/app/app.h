@@ -205,6 +205,10 @@ struct app_archive_source;
 int app_archive_source_new(struct app_archive_source **s, struct trace_archive *a,
 			   struct app_source *out, struct nl_err *err);
 void app_archive_source_free(struct app_archive_source *s);
+/* Whether one of s's streams failed to open or read (a frame that does not
+ * decompress): an error the replay returned was then the trace's, not the
+ * network's. False for NULL. */
+bool app_archive_source_failed(const struct app_archive_source *s);
 /* Run each rank's stream `repeat` times back to back, as a program whose
  * main loop runs that many times: Init only in the first pass, Finalize
  * only in the last; no barrier between passes (issue 13, a workload's

@@ -16,6 +16,7 @@ struct app_archive_source {
 	uint8_t *ended;                      /* [n_ranks] */
 	uint32_t repeat;                     /* passes over each stream (app_archive_source_set_repeat) */
 	uint32_t *pass;                      /* [n_ranks] current pass, when repeat > 1 */
+	bool failed;                         /* a stream did not open or read (app_archive_source_failed) */
 };
 
 /* Archives whose collective sizes can be 0 without the count being 0
@@ -39,9 +40,14 @@ static int app_archive_next(void *ctx, uint32_t rank, struct trace_op *op, struc
 	if (rank >= s->n_ranks || s->ended[rank])
 		return 0;
 	for (;;) {
-		if (!s->readers[rank])
-			NL_CHECK(trace_rank_open(s->a, rank, &s->readers[rank], err));
-		int rc = trace_rank_next(s->readers[rank], op, err);
+		int rc = s->readers[rank] ? 0 : trace_rank_open(s->a, rank, &s->readers[rank], err);
+		if (rc < 0) {
+			s->failed = true;
+			return rc;
+		}
+		rc = trace_rank_next(s->readers[rank], op, err);
+		if (rc < 0)
+			s->failed = true;
 		if (rc > 0 && s->pass) {
 			/* One program run: Init on the first pass, Finalize on the last. */
 			if ((op->kind == TOP_INIT && s->pass[rank] > 0) ||
@@ -99,6 +105,11 @@ int app_archive_source_new(struct app_archive_source **out, struct trace_archive
 	src->name = NULL; /* the caller's to set: the path it opened */
 	*out = s;
 	return 0;
+}
+
+bool app_archive_source_failed(const struct app_archive_source *s)
+{
+	return s && s->failed;
 }
 
 void app_archive_source_free(struct app_archive_source *s)

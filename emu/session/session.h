@@ -141,6 +141,10 @@ struct session_replay_opts {
 	 * observers), or NULL. */
 	int (*on_app)(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err);
 	void *ctx;             /* passed to open_trace and on_app */
+	/* Optional: set, when the replay fails as it runs, to whether the
+	 * trace failed (its reader, or an op the app refused, NL_EFORMAT),
+	 * not the network; a caller names the trace's key (compare). */
+	bool *trace_failed;
 };
 
 /* nl_sim_replay with options (ro may be NULL). */

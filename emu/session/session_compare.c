@@ -149,9 +149,16 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 	}
 	if (!cmp_cache_get(c, r)) {
 		struct cmp_count cnt = {.sim = sim, .r = r};
-		struct session_replay_opts ro = {.on_app = cmp_on_app, .ctx = &cnt};
+		bool trace_failed = false;
+		struct session_replay_opts ro = {.on_app = cmp_on_app, .ctx = &cnt, .trace_failed = &trace_failed};
 		struct nl_replay out = {.size = sizeof out};
 		int rc = session_replay(sim, w->trace, &ro, &out, &err);
+		/* The trace's fault (a stream that does not decompress, an op
+		 * the app refuses) is named at the workload's key, as a trace
+		 * that does not open is (cmp_validate) and as interfere names
+		 * a job's; the message names the file and rank after it. */
+		if (rc < 0 && trace_failed)
+			rc = nl_err_prefix(&err, "%s:%d: [workload %s] key 'trace'", c->path, w->trace_line, w->name);
 		r->status = rc == 0 ? 0 : rc == NL_EDEADLOCK ? 1 : 2;
 		r->runtime_s = rc == 0 ? out.predicted_s : 0;
 		r->comm_share = rc == 0 ? session_comm_share(app_results(sim->app)) : 0;

@@ -553,6 +553,8 @@ static int session_replay_run(nl_sim *s, const char *path, const struct session_
 	 * the other networks' replays run in between. */
 	double t0 = nl_wall_seconds() - s->replay_prep_s;
 	int rc = app_run(s->app, ro->pg, err);
+	if (ro->trace_failed)
+		*ro->trace_failed = rc < 0 && (rc == NL_EFORMAT || app_archive_source_failed(s->asrc));
 	/* Under MPI a rank can fail alone in the replay (a trace that does
 	 * not decode on its node) while the others go on into the network:
 	 * the network's next step tells them, and the failing rank's line is

@@ -521,6 +521,11 @@ for run in first second; do
     "$rc $(json "$dir/corrupt/report.json" '[d["execution"][k] for k in ("executed_runs", "cached_runs", "failed_runs")]')" "3 [1, 0, 1]"
 done
 expect_eq "error cell: its error" "$(json "$dir/corrupt/report.json" '"does not decompress" in d["cells"][0]["seeds"][0]["error"]')" True
+# ... named at the workload's trace key, as interfere names a corrupt
+# trace at its job's, and as a trace that does not open is named here.
+expect_eq "error cell: named at the key" \
+  "$(json "$dir/corrupt/report.json" 'd["cells"][0]["seeds"][0]["error"].split(": frame")[0]' | sed 's/offset [0-9]*/offset N/')" \
+  "$dir/corrupt.ini:4: [workload w] key 'trace': $dir/corrupt.nlt: rank 1, offset N"
 
 # The files a topology spec names (anynet:file=, graph:file=) are the
 # study file's neighbours too, and their contents are in both cache keys:
