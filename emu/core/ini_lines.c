@@ -132,8 +132,13 @@ static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
 				continue;
 			while (isblank((unsigned char)start[1 + off]))
 				off++;
-			if (off >= INI_LINES_NAME_MAX - 1)
-				break; /* blanks past the limit: the section's own */
+			size_t name_end = n;
+			while (name_end > off && isblank((unsigned char)start[name_end]))
+				name_end--;
+			/* Blanks past the limit (before the name, or after a
+			 * name that fits): the section's own length is at fault. */
+			if (off >= INI_LINES_NAME_MAX - 1 || name_end - off <= INI_LINES_NAME_MAX - 1 - off)
+				break;
 			snprintf(limit, sizeof limit, "a %s name of at most %d characters", *k,
 				 INI_LINES_NAME_MAX - 1 - (int)off);
 			break;

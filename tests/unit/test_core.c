@@ -1621,6 +1621,12 @@ static void test_ini_lines_names(void)
 	n = snprintf(text, sizeof text, "[jobs %s]\nk = 2\n", n49);
 	CHECK_EQ(ini_seen_parse_kinds(&s, &r, text, (size_t)n, kinds), 1);
 	CHECK(strstr(r.rd.why, "expected at most 49 characters") != NULL);
+	/* A short name and blanks before the ']': the blanks are too many,
+	 * not the name. */
+	n = snprintf(text, sizeof text, "[job abc%50s]\nk = 2\n", "");
+	CHECK_EQ(ini_seen_parse_kinds(&s, &r, text, (size_t)n, kinds), 1);
+	CHECK_STR(r.rd.why, "section name of 57 characters ('[job abc             ...]'); libinih keeps its first 49 "
+			    "only: expected at most 49 characters");
 	/* Indented, before any key: a header still. After a key, it continues it. */
 	n = snprintf(text, sizeof text, "  [%sX]\nk = 2\n", n49);
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);
