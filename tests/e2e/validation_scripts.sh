@@ -70,16 +70,16 @@ done
 # ends a repro script as it ends netloom: by SIGPIPE, nothing on stderr,
 # where it was a BrokenPipeError traceback. The pipe's read end is closed
 # before the script starts, so the write always fails.
-for f in "$root"/benchmarks/validation/repro/*.py; do
-  name=${f##*/}
-  out=$(python3 -c '
+out=$(python3 -c '
 import os, subprocess, sys
-r, w = os.pipe()
-os.close(r)
-p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
-print(p.returncode, p.stderr.decode().strip()[-200:])' "$f" --help)
-  expect_eq "$name --help into a closed pipe: status (minus the signal), stderr" "$out" "-13 "
-done
+for f in sys.argv[1:]:
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run([f, "--help"], stdout=w, stderr=subprocess.PIPE)
+    os.close(w)
+    print(os.path.basename(f), p.returncode, p.stderr.decode().strip()[-200:])' "$root"/benchmarks/validation/repro/*.py)
+expect_eq "repro scripts' --help into a closed pipe: status (minus the signal), stderr" "$out" \
+  "$(for f in "$root"/benchmarks/validation/repro/*.py; do echo "${f##*/} -13 "; done)"
 
 # A netloom run that fails: one line on stderr naming the script, the
 # netloom command (abbreviated) and netloom's own last stderr line, exit
@@ -430,6 +430,14 @@ expect_eq "anynet_from_netloom.py, null ports: status, stderr, file" "$rc:$(cat 
 $(cat "$dir/line.anynet" 2>&1)" "0:
 router 0 node 0 router 1
 router 1 node 1 router 0"
+# ... and a netloom that refuses the spec: one line naming the export
+# and netloom's own reason, exit 1, no file, where it was a traceback
+# (subprocess.CalledProcessError) that hid netloom's message.
+rm -f "$dir/line.anynet"
+"$root/benchmarks/validation/booksim/anynet_from_netloom.py" --netloom "$dir/refusing-netloom" --spec torus:k=1 \
+  "$dir/line.anynet" > "$dir/out" 2> "$dir/err"; rc=$?
+expect_eq "anynet_from_netloom.py, netloom refuses: status, stderr, files" "$rc:$(cat "$dir/err"):$(ls "$dir" | grep -c '^line\.anynet')" \
+  "1:anynet_from_netloom.py: netloom failed: $dir/refusing-netloom topo export torus:k=1 --format json: netloom topo: stand-in refusal:0"
 
 if command -v gnuplot > /dev/null; then
   "$sbs" --netloom "$dir/sbs-netloom" --out "$dir/sbs-ok" --curves single_uniform --seeds 0 --no-sat > "$dir/out" 2> "$dir/err"

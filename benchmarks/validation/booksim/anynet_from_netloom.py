@@ -14,8 +14,37 @@ thinned.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
+import tempfile
+
+
+def export(netloom, spec, fmt):
+    """netloom's export of spec in fmt. A refusal (a bad spec) is one line,
+    netloom's own last one, exit 1: it was a traceback that hid it."""
+    cmd = [netloom, "topo", "export", spec, "--format", fmt]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        why = lines[-1] if lines else f"exit status {p.returncode}"
+        sys.exit(f"anynet_from_netloom.py: netloom failed: {' '.join(cmd)}: {why}")
+    return p.stdout
+
+
+def write_atomic(path, text):
+    """Writes path whole or not at all (a temporary file beside it, then
+    renamed over it), as netloom writes its outputs: a cut network_file
+    would read in BookSim as a smaller network."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=os.path.basename(path) + ".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def main():
@@ -29,12 +58,8 @@ def main():
     ap.add_argument("out", help="anynet network_file to write")
     a = ap.parse_args()
 
-    topo = json.loads(subprocess.run(
-        [a.netloom, "topo", "export", a.spec, "--format", "json"],
-        check=True, capture_output=True, text=True).stdout)
-    edges = subprocess.run(
-        [a.netloom, "topo", "export", a.spec, "--format", "edgelist"],
-        check=True, capture_output=True, text=True).stdout
+    topo = json.loads(export(a.netloom, a.spec, "json"))
+    edges = export(a.netloom, a.spec, "edgelist")
 
     n = topo["n_routers"]
     # An unconnected port (a mesh's edge) is null in the export.
@@ -64,15 +89,13 @@ def main():
             # is legal, but say so: BookSim's traffic covers nodes only.
             print(f"note: router {r} has no endpoints", file=sys.stderr)
 
-    with open(a.out, "w") as f:
-        f.write("".join(
-            f"router {r}" + "".join(f" node {e}" for e in eps.get(r, []))
-            + "".join(f" router {s}" for s in adj[r]) + "\n"
-            for r in range(n)))
+    write_atomic(a.out, "".join(
+        f"router {r}" + "".join(f" node {e}" for e in eps.get(r, []))
+        + "".join(f" router {s}" for s in adj[r]) + "\n"
+        for r in range(n)))
     if a.edges:
-        with open(a.edges, "w") as f:
-            f.write(f"# {a.spec} from netloom's edge list, neighbours in increasing id\n")
-            f.write("".join(f"{x} {y}\n" for x, y in sorted(pairs)))
+        write_atomic(a.edges, f"# {a.spec} from netloom's edge list, neighbours in increasing id\n"
+                     + "".join(f"{x} {y}\n" for x, y in sorted(pairs)))
 
 
 if __name__ == "__main__":
