@@ -40,7 +40,14 @@ def write_atomic(path, text):
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
-        os.chmod(tmp, 0o644)
+        # mkstemp made it 0600: the old file's mode, or a new file's.
+        if os.path.isfile(path):
+            mode = os.stat(path).st_mode & 0o7777
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            mode = 0o666 & ~mask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
