@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/path.h"
 #include "core/text.h"
 
 static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct nl_err *err);
@@ -54,6 +55,31 @@ static int out_empty_name(struct nl_err *err)
 	return nl_errf(err, NL_EINVAL, "empty file name (expected a file to write, or '-' for standard output)");
 }
 
+bool out_sticky_refuses(mode_t dir_mode, uid_t dir_uid, uid_t file_uid, uid_t euid)
+{
+	return (dir_mode & S_ISVTX) && euid != 0 && file_uid != euid && dir_uid != euid;
+}
+
+/* The existing file `real` (what `path` names) can be replaced by a rename
+ * in its folder: the temporary file beside it could be made, but a sticky
+ * folder (/tmp) lets only the file's or the folder's owner replace it, and
+ * out_commit's rename failed after the work ("cannot replace file:
+ * Operation not permitted", status 1). A file not there yet is fine. */
+static int out_check_replaceable(const char *path, const char *real, struct nl_err *err)
+{
+	struct stat file, dir;
+	char folder[PATH_MAX];
+	if (lstat(real, &file) != 0 || !path_dir_of(real, folder, sizeof folder))
+		return 0; /* new, or a name too long for the check: the writer says */
+	const char *d = *folder ? folder : ".";
+	if (stat(d, &dir) != 0 || !out_sticky_refuses(dir.st_mode, dir.st_uid, file.st_uid, geteuid()))
+		return 0;
+	return nl_errf(err, NL_EIO,
+		       "%s: cannot replace another user's file in sticky folder %s (only its owner or the folder's "
+		       "may); expected a file of yours or a new name",
+		       path, d);
+}
+
 int out_check_writable(const char *path, struct nl_err *err)
 {
 	if (!*path)
@@ -76,6 +102,7 @@ int out_check_writable(const char *path, struct nl_err *err)
 			close(fd);
 			unlink(tmp);
 			free(tmp);
+			rc = out_check_replaceable(path, real, err);
 		}
 	}
 	free(real);

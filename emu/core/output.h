@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "core/staged.h"
 
@@ -140,6 +141,15 @@ int out_read_svg(const char *file, const char *path, char **svg, size_t *len, st
  * which would otherwise make their temporary file in the working
  * directory and fail only at the rename. */
 int out_check_writable(const char *path, struct nl_err *err);
+
+/* Whether the rename that replaces an existing file would be refused
+ * because its folder is sticky (/tmp, mode 1777): only the file's owner,
+ * the folder's owner or a privileged process (euid 0, CAP_FOWNER) may
+ * remove or replace a file there (unlink(2), rename(2): EPERM), whatever
+ * the file's own mode. out_check_writable refuses such a file before the
+ * work ("PATH: cannot replace another user's file in sticky folder
+ * DIR; ..."); out_commit's rename would fail only after it. */
+bool out_sticky_refuses(mode_t dir_mode, uid_t dir_uid, uid_t file_uid, uid_t euid);
 
 /* The staged list (out_signals_catch, out_staged_add, out_staged_del,
  * out_staged_poll, out_staged_unlink, out_remove_tree) is core/staged.h,

@@ -188,6 +188,31 @@ expect_eq "run --json DANGLING: exit" "$?" 2
 expect_eq "run --json DANGLING: stdout" "$out" ""
 grep -q "^netloom run: --json: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
 [ -L dangling.json ] || fail "run --json DANGLING: the link was replaced"
+# Another user's file in a sticky folder (/tmp): the rename that replaces
+# it is refused (EPERM) whatever the file's mode, so it is refused before
+# the work, status 2, not after it with status 1. Needs a second user:
+# run as root, netloom runs as nobody (setpriv), skipped elsewhere.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+   chmod 711 "$dir" && mkdir sticky && chmod 1777 sticky &&
+   setpriv --reuid=nobody --regid=nogroup --clear-groups "$netloom" version >/dev/null 2>&1; then
+  as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$netloom" "$@"; }
+  echo old >sticky/root.dot
+  chmod 666 sticky/root.dot
+  out=$(as_nobody topo export torus:k=4x4 --format dot -o sticky/root.dot 2>err)
+  expect_eq "topo export -o ANOTHER'S FILE IN /tmp: exit" "$?" 2
+  expect_eq "topo export -o ANOTHER'S FILE IN /tmp: stdout" "$out" ""
+  expect_eq "topo export -o ANOTHER'S FILE IN /tmp" "$(cat err)" "netloom topo export: --output: sticky/root.dot: \
+cannot replace another user's file in sticky folder sticky (only its owner or the folder's may); \
+expected a file of yours or a new name"
+  expect_eq "topo export -o ANOTHER'S FILE IN /tmp: file kept" "$(cat sticky/root.dot)" old
+  # The user's own file there, and root replacing anyone's, are written.
+  as_nobody topo export torus:k=4x4 --format dot -o sticky/own.dot >/dev/null &&
+    as_nobody topo export torus:k=4x4 --format dot -o sticky/own.dot >/dev/null || fail "-o own file in /tmp: exit $?"
+  "$netloom" topo export torus:k=4x4 --format dot -o sticky/own.dot >/dev/null || fail "root -o in /tmp: exit $?"
+  grep -q '^graph\|^digraph' sticky/own.dot || fail "-o own file in /tmp: no DOT written"
+else
+  echo "outputs: not root or no setpriv to run as nobody; the sticky-folder case is skipped"
+fi
 # Every command with output options checks each before its work: the
 # work here would fail on its own (a bad SPEC, a search past the work
 # limit, a design too large to build), so the line naming the output

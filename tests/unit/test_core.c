@@ -1045,6 +1045,20 @@ static void test_output_empty_name(void)
 	CHECK_OK(out_check_writable("-", &e), &e);
 }
 
+/* A sticky folder (/tmp) lets only the file's owner, the folder's owner
+ * or root replace a file: out_check_writable refuses the others before
+ * the work, where out_commit's rename failed after it (EPERM, status 1). */
+static void test_output_sticky(void)
+{
+	const mode_t sticky = S_IFDIR | 01777, plain = S_IFDIR | 0777;
+	CHECK(out_sticky_refuses(sticky, 0, 0, 65534));     /* root's file in root's /tmp, as nobody */
+	CHECK(!out_sticky_refuses(sticky, 0, 65534, 65534)); /* the file is mine */
+	CHECK(!out_sticky_refuses(sticky, 65534, 0, 65534)); /* the folder is mine */
+	CHECK(!out_sticky_refuses(sticky, 0, 1000, 0));      /* root may */
+	CHECK(!out_sticky_refuses(plain, 0, 0, 65534));      /* not sticky: the folder's write bit decides */
+	CHECK(out_sticky_refuses(S_IFDIR | 01000, 1000, 1001, 1002));
+}
+
 /* Threads staging outputs side by side (compare's workers write cache
  * entries while others run): each writes its own files through
  * out_write_atomic (registered, committed, forgotten) and registers and
@@ -1927,6 +1941,7 @@ int main(void)
 	TEST_RUN(test_output_atomic);
 	TEST_RUN(test_output_json_streamed);
 	TEST_RUN(test_output_empty_name);
+	TEST_RUN(test_output_sticky);
 	TEST_RUN(test_output_staged_signals);
 	TEST_RUN(test_output_staged_threads);
 	TEST_RUN(test_output_staged_registered);
