@@ -44,7 +44,7 @@ static const char cost_usage[] =
 	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64);\n"
 	"                    refused with any other rule\n"
 	"  --radix K         ports of the router part priced (default: largest radix)\n"
-	"  --json OUT        also write a JSON document to OUT ('-' = stdout only)\n"
+	"  --json OUT        also write a JSON document to OUT ('-' = stdout, instead of the table)\n"
 	"  --list-presets    print the presets and exit\n"
 	"  -h, --help        this text\n";
 

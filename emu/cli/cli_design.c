@@ -59,7 +59,7 @@ static const char hyperx_usage[] =
 	"  --radix R         switch radix R\n"
 	"  --bisection B     relative bisection bandwidth B (e.g. 0.5)\n"
 	"  --json            a JSON object on stdout\n"
-	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
 	"  -h, --help        this text\n";
 
 static const char equality_usage[] =
@@ -83,7 +83,7 @@ static const char equality_usage[] =
 	"  --generations G   generations, 1..1000000 (default 60)\n"
 	"  --mutation M      mutation probability per child (default 0.3)\n"
 	"  --json            a JSON object on stdout\n"
-	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
 	"  -h, --help        this text\n";
 
 static const char fullbw_usage[] =
@@ -108,7 +108,7 @@ static const char fullbw_usage[] =
 	"  --terminals N     terminals N\n"
 	"  --radix R         router radix R (ports, endpoints included)\n"
 	"  --json            a JSON array on stdout\n"
-	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
 	"  -h, --help        this text\n";
 
 /* Exit status when no configuration meets the request: an answer, but no

@@ -30,9 +30,10 @@ static const char layout_usage[] =
 	"Manhattan routes between cabinets (docs/layout.md). Give --svg, --lengths\n"
 	"or both; they are written together or not at all.\n"
 	"\n"
-	"  --svg OUT         write the floor plan there (atomically)\n"
+	"  --svg OUT         write the floor plan there (atomically; '-' = stdout)\n"
 	"  --longest N       cables drawn, longest first (default 20)\n"
 	"  --lengths OUT     write one line per link: 'router port router port metres'\n"
+	"                    (atomically; '-' = stdout; not with --svg -)\n"
 	"  --preset P        cost and cable model (default flex; see netloom cost --help)\n"
 	"  --layout L        auto (default), rule or anneal\n"
 	"  --iterations N    annealing moves per trial (default 1000000)\n"
@@ -338,6 +339,9 @@ int cli_layout_main(int argc, char **argv)
 	if (has_longest && !svg)
 		return cli_usage_error(cmd, "--longest %llu without --svg: only the drawing uses it (--lengths lists every "
 				       "link); expected --svg with it, or no --longest", (unsigned long long)longest);
+	if (svg && lengths && !strcmp(svg, "-") && !strcmp(lengths, "-"))
+		return cli_usage_error(cmd, "--lengths - and --svg -: both on standard output; expected a file for one of "
+				       "them");
 	if (svg && lengths && out_same_file(svg, lengths))
 		return cli_usage_error(cmd, "--lengths '%s': the same file as --svg; expected another file", lengths);
 

@@ -28,7 +28,7 @@ void cli_run_usage(FILE *f, const char *cmd)
 		"  -c, --config FILE   INI configuration (BookSim2 key names; see 'netloom config --keys')\n"
 		"  -s, --set KEY=VAL   override one key (repeatable, applied after the file)\n"
 		"%s"
-		"      --json FILE     write results as JSON, atomically ('-': stdout, instead of the table)\n"
+		"      --json FILE     write results as JSON, atomically ('-' = stdout, instead of the table)\n"
 		"%s"
 		"      --csv           print CSV instead of the table\n"
 		"      --reproducible  write wall_seconds as 0 and print no wall time or rate, so\n"
@@ -62,7 +62,7 @@ void cli_run_usage(FILE *f, const char *cmd)
 			"                      thread; network has no effect, and a warning says so\n"
 		      : "",
 		sweep ? "      --plot OUT.svg  the load-latency curve (and accepted against offered load), an SVG\n"
-			"                      drawn by gnuplot ('-': stdout, instead of the table)\n"
+			"                      drawn by gnuplot ('-' = stdout, instead of the table)\n"
 		      : "",
 		sweep ? "Under 'mpirun -np N' (or srun) each point is spread over the N ranks, or with\n"
 			"--spread points each rank runs whole points; the same results, table and JSON\n"

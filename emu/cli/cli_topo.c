@@ -54,7 +54,7 @@ static const char describe_usage[] =
 	"  --sampled         sampled distances (see --samples)\n"
 	"  --samples N       sampled distances from N BFS sources, at least 2 (--sampled\n"
 	"                    alone: 1024, fewer where the sampling budget runs out)\n"
-	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
 	"  -h, --help        this text\n";
 
 static const char export_usage[] =
@@ -63,7 +63,7 @@ static const char export_usage[] =
 	"  --format F        edgelist: '# ' header, then 'a b w' per router pair\n"
 	"                    (w parallel links); dot: Graphviz undirected graph;\n"
 	"                    json: routers with ports, endpoints and coordinates\n"
-	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
 	"  -h, --help        this text\n";
 
 static const char list_usage[] =

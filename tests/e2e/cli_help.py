@@ -7,6 +7,7 @@ value ('-s -h') and a word after '--' are not a request, as getopt_long
 reads them.
 """
 import os
+import re
 import tempfile
 
 import clitest
@@ -70,6 +71,53 @@ def case_help_not_a_value():
     for line, needle in NOT_HELP:
         p = run(*words(line), code=2)
         clitest.one_line_error(p, needle)
+
+
+def option_entry(text, opt):
+    """The lines of option `opt` ("--json") in a --help text: its own
+    line and the continuation lines under it, joined."""
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        m = re.match(r"^ +(?:-\w, )?(--[\w-]+)", ln)
+        if m and m.group(1) == opt:
+            out = [ln]
+            for nxt in lines[i + 1:]:
+                if not nxt.strip() or re.match(r"^ +(?:-\w, )?--?[\w-]", nxt):
+                    break
+                out.append(nxt)
+            return " ".join(x.strip() for x in out)
+    raise Fail(f"--help has no line for {opt}:\n{text}")
+
+
+# The output options that take '-' for standard output: their --help says
+# so, in one wording ('-o -' worked, but topo's, design's and layout's
+# --help did not say it), and '-' does write there.
+STDOUT_OPTS = [
+    ("run", "--json", ["-s", "topology=torus:k=4x4", "-s", "sample_period=100", "-s", "max_samples=3"]),
+    ("sweep", "--json", None), ("sweep", "--plot", None),
+    ("replay", "--json", None), ("replay", "--svg", None),
+    ("serve", "--json", None), ("serve", "--messages", None),
+    ("interfere", "--json", None), ("interfere", "--plot", None),
+    ("cost", "--json", ["torus:k=4x4"]),
+    ("layout", "--svg", ["torus:k=4x4"]), ("layout", "--lengths", ["torus:k=4x4"]),
+    ("topo describe", "--output", ["torus:k=4x4"]),
+    ("topo export", "--output", ["torus:k=4x4", "--format", "dot"]),
+    ("design hyperx", "--output", ["--terminals", "64", "--radix", "16", "--bisection", "0.5"]),
+    ("design equality", "--output", ["--routers", "8", "--radix", "3", "--generations", "2"]),
+    ("design flex", "--output", ["--terminals", "64", "--radix", "16"]),
+    ("design dragonfly", "--output", ["--terminals", "64", "--radix", "16"]),
+    ("design slimfly", "--output", ["--terminals", "64", "--radix", "16"]),
+]
+
+
+def case_help_stdout():
+    for cmd, opt, line in STDOUT_OPTS:
+        text = run(*cmd.split(), "--help").stdout.decode()
+        entry = option_entry(text, opt)
+        check(f"netloom {cmd} --help, {opt}: says \"'-' = stdout\": {entry!r}", "'-' = stdout" in entry)
+        if line is not None:
+            p = run(*cmd.split(), *line, opt, "-")
+            check(f"netloom {cmd} {opt} -: nothing on stdout", len(p.stdout) > 0)
 
 
 def case_help_before_config():
