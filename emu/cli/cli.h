@@ -679,7 +679,7 @@ void cli_child_why(int st, char *buf, size_t n);
  * saying why, unprefixed ("gnuplot failed (exit status 1)"). */
 int cli_gnuplot_run(const char *script, const char *tmp, struct nl_err *err);
 
-/* A command's `opt` chart (--plot OUT.svg; '-' = standard output) drawn
+/* A command's `opt` chart (--plot FILE.svg; '-' = standard output) drawn
  * by gnuplot from `script` and written as any output is: staged, then
  * moved into place (out_commit), so OUT is the new chart or, when it
  * cannot be written, the old file. gnuplot missing from PATH is

@@ -1,7 +1,7 @@
 /* netloom cost: routers, links, cables by class, length, cost by part and
  * power of a topology laid out in cabinets (emu/layout, docs/layout.md).
  *
- *   netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json OUT]
+ *   netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json FILE]
  *
  * Also the options and set-up shared with `netloom layout` (cli_layout.c).
  */
@@ -44,7 +44,7 @@ static const char cost_usage[] =
 	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64);\n"
 	"                    refused with any other rule\n"
 	"  --radix K         ports of the router part priced (default: largest radix)\n"
-	"  --json OUT        also write a JSON document to OUT ('-' = stdout, instead of the table)\n"
+	"  --json FILE       also write a JSON document to FILE ('-' = stdout, instead of the table)\n"
 	"  --list-presets    print the presets and exit\n"
 	"  -h, --help        this text\n";
 

@@ -1,4 +1,4 @@
-/* netloom interfere WORKLOAD -c SYSTEM [-j N] [--json OUT] [--plot OUT.svg]:
+/* netloom interfere WORKLOAD -c SYSTEM [-j N] [--json FILE] [--plot FILE.svg]:
  * the jobs of a workload file on one machine, alone and together (issue
  * 13, docs/placement.md). The session layer runs everything and returns
  * one JSON document; this file prints it as a table, writes it, and draws
@@ -31,22 +31,22 @@ enum { CLI_INTERFERE_NO_PLOT = 3 };
 
 static void cli_interfere_usage(FILE *f)
 {
-	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [-j N] [--json OUT|-]\n"
-		   "                        [--plot OUT.svg|-] [--top N]\n\n"
+	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [-j N] [--json FILE]\n"
+		   "                         [--plot FILE.svg] [--top N]\n\n"
 		   "Places the jobs of WORKLOAD (an INI file, docs/placement.md) on the configured network,\n"
 		   "runs each alone and all together on the same placement, and reports per job the runtime\n"
 		   "alone and shared, the slowdown, message latency p50/p99 alone and shared, and the links\n"
 		   "where the jobs' traffic collides (flits per job and shares).\n\n"
 		   "  -c, --config FILE   system configuration (topology, routing, backend, ...); repeatable\n"
-		   "  -s, --set K=V       override a key; repeatable\n"
+		   "  -s, --set KEY=VAL   override a key; repeatable\n"
 		   "  -j, --jobs N        runs at once (threads, 1..64, default 1): the jobs alone and the\n"
 		   "                      shared run side by side, each on its own network (memory: up to\n"
 		   "                      N networks at once); the output and exit status do not depend\n"
 		   "                      on N; each run keeps its own key threads (docs/placement.md)\n"
-		   "  --json OUT          write the results document (atomically; '-' = stdout, then no table)\n"
-		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
+		   "      --json FILE     write the results document (atomically; '-' = stdout, then no table)\n"
+		   "      --plot FILE.svg runtime alone and shared per job, an SVG drawn by gnuplot\n"
 		   "                      ('-' = stdout, then no table; not with --json -)\n"
-		   "  --top N             colliding links listed, 1..100000 (default 10)\n"
+		   "      --top N         colliding links listed, 1..100000 (default 10)\n"
 		   "  -h, --help          this text\n\n"
 		   "Exit status: 0 done; 3 the table and --json (those asked for) were written but the\n"
 		   "--plot chart was not (no gnuplot, gnuplot failed, the SVG could not be written: the old\n"

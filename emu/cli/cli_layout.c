@@ -1,7 +1,7 @@
 /* netloom layout: draw a topology's floor plan (cabinets on the grid and
  * its longest cables) as SVG, and optionally its per-link cable lengths.
  *
- *   netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [layout options]
+ *   netloom layout SPEC [--svg FILE] [--longest N] [--lengths FILE] [layout options]
  *
  * (at least one of --svg and --lengths). */
 #include <getopt.h>
@@ -23,16 +23,16 @@
 #include "core/text.h"
 
 static const char layout_usage[] =
-	"usage: netloom layout SPEC [--svg OUT] [--lengths OUT] [options]\n"
+	"usage: netloom layout SPEC [--svg FILE] [--lengths FILE] [options]\n"
 	"\n"
 	"Packs SPEC into cabinets, places them on the floor and draws the plan:\n"
 	"each cabinet with its index and routers, and the longest cables as\n"
 	"Manhattan routes between cabinets (docs/layout.md). Give --svg, --lengths\n"
 	"or both; they are written together or not at all.\n"
 	"\n"
-	"  --svg OUT         write the floor plan there (atomically; '-' = stdout)\n"
+	"  --svg FILE        write the floor plan there (atomically; '-' = stdout)\n"
 	"  --longest N       cables drawn, longest first (default 20)\n"
-	"  --lengths OUT     write one line per link: 'router port router port metres'\n"
+	"  --lengths FILE    write one line per link: 'router port router port metres'\n"
 	"                    (atomically; '-' = stdout; not with --svg -)\n"
 	"  --preset P        cost and cable model (default flex; see netloom cost --help)\n"
 	"  --layout L        auto (default), rule or anneal\n"
@@ -333,7 +333,7 @@ int cli_layout_main(int argc, char **argv)
 	if (bad)
 		return bad;
 	if (!svg && !lengths)
-		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
+		return cli_usage_error(cmd, "nothing to write: give --svg FILE and/or --lengths FILE");
 	/* --longest N counts the cables drawn: with --lengths alone, which
 	 * lists every link, it was parsed and ignored. */
 	if (has_longest && !svg)

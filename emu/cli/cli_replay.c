@@ -1,4 +1,4 @@
-/* netloom replay TRACE [-c SYSTEM.ini] [-s key=value ...] [-t SPEC ...] [-j N] [--json OUT] [--csv]
+/* netloom replay TRACE [-c SYSTEM.ini] [-s key=value ...] [-t SPEC ...] [-j N] [--json FILE] [--csv]
  *
  * Replays an MPI trace archive on the configured network model and prints
  * the predicted runtime against the recorded one, the per-rank breakdown,

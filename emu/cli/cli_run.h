@@ -14,7 +14,7 @@
 struct run_opts {
 	struct cli_cfg_opts cfg;
 	const char *json_path;
-	const char *plot_path; /* sweep: --plot OUT.svg ('-': stdout, instead of the table) */
+	const char *plot_path; /* sweep: --plot FILE.svg ('-' = stdout, instead of the table) */
 	const char *rates;     /* sweep: A:B:STEP */
 	bool csv;
 	bool reproducible;

@@ -22,7 +22,7 @@ void cli_run_usage(FILE *f, const char *cmd)
 {
 	bool sweep = !strcmp(cmd, "sweep");
 	fprintf(f,
-		"usage: netloom %s [-c FILE] [-s key=value]... %s[--json FILE] %s[--csv] [--reproducible]\n\n"
+		"usage: netloom %s [-c FILE] [-s key=value]... %s[--json FILE]%s [--csv] [--reproducible]\n\n"
 		"%s\n\n"
 		"options:\n"
 		"  -c, --config FILE   INI configuration (BookSim2 key names; see 'netloom config --keys')\n"
@@ -43,7 +43,8 @@ void cli_run_usage(FILE *f, const char *cmd)
 		"2 a bad command line or configuration (a network too large for the memory available\n"
 		"  included: out of memory), or a --json%s that cannot be written (checked first)%s\n\n"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
-		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "", sweep ? "[--plot OUT.svg] " : "",
+		cmd, sweep ? "--rates A:B:STEP [--continue] " : "",
+		sweep ? "\n                     [--spread network|points] [--plot FILE.svg]" : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
 			"first unstable (saturated) point unless --continue. With sim_type = throughput\n"
 			"no point is judged saturated (BookSim's throughput mode: no latency threshold):\n"
@@ -61,7 +62,7 @@ void cli_run_usage(FILE *f, const char *cmd)
 			"                      on threads (0: one per processor), each network on one\n"
 			"                      thread; network has no effect, and a warning says so\n"
 		      : "",
-		sweep ? "      --plot OUT.svg  the load-latency curve (and accepted against offered load), an SVG\n"
+		sweep ? "      --plot FILE.svg the load-latency curve (and accepted against offered load), an SVG\n"
 			"                      drawn by gnuplot ('-' = stdout, instead of the table)\n"
 		      : "",
 		sweep ? "Under 'mpirun -np N' (or srun) each point is spread over the N ranks, or with\n"

@@ -20,7 +20,7 @@ static void cli_serve_usage(FILE *f)
 	      "and receive them after the emulated network's delay, in lock-step virtual time\n"
 	      "(docs/live.md, docs/zmq-protocol.md).\n"
 	      "  -c, --config FILE        network and replay configuration (INI)\n"
-	      "  -s, --set KEY=VALUE      override a key (repeatable)\n"
+	      "  -s, --set KEY=VAL        override a key (repeatable)\n"
 	      "  -n, --ranks N            number of ranks (required)\n"
 	      "  -l, --listen ENDPOINT    tcp://127.0.0.1:PORT (default port 5555; 0 or *: any free port),\n"
 	      "                           tcp://localhost:PORT, tcp://[::1]:PORT or ipc://PATH\n"

@@ -2017,7 +2017,7 @@ def case_sweep_booksim():
 
 
 def case_sweep_plot():
-    """sweep --plot OUT.svg: the load-latency curve drawn by gnuplot
+    """sweep --plot FILE.svg: the load-latency curve drawn by gnuplot
     (it had no chart; users drew BookSim-style curves by hand)."""
     import shutil
     if not shutil.which("gnuplot"):

@@ -444,7 +444,7 @@ def case_help():
         check(f"{args}: lists --radix (accepted by both)", "--radix K" in run(*args).stdout.decode())
     # --svg is not required: --lengths alone is a layout's output too.
     eq("layout usage line", run("layout", "--help").stdout.decode().splitlines()[0],
-       "usage: netloom layout SPEC [--svg OUT] [--lengths OUT] [options]")
+       "usage: netloom layout SPEC [--svg FILE] [--lengths FILE] [options]")
     eq("--lengths alone", len(run("layout", "torus:k=4x4", "--lengths", "-").stdout.decode().splitlines()), 1 + 32)
     # cable_latency's help says what the code does: the flit backend takes
     # it (issue 11 part 1), run and sweep refuse it.

@@ -73,14 +73,14 @@ SKIP = {
     # Usage synopses: placeholders in capitals, options in brackets.
     "netloom config [-c FILE] [-s key=value]... [--dump | --json | --check]": "usage synopsis",
     "netloom config --from-booksim BOOKSIM_CONFIG": "usage synopsis",
-    "netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json OUT]": "usage synopsis",
-    "netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [cost's options but --json, --list-presets]":
+    "netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json FILE]": "usage synopsis",
+    "netloom layout SPEC [--svg FILE] [--longest N] [--lengths FILE] [cost's options but --json, --list-presets]":
         "usage synopsis",
     "netloom replay TRACE -s topology=SPEC -s cable_latency=1 [-s propagation_ns_per_m=5.0]": "usage synopsis",
-    "netloom interfere WORKLOAD -c SYSTEM.ini [-s key=value]... [-j N] [--json OUT|-] [--plot OUT.svg|-] [--top N]":
+    "netloom interfere WORKLOAD -c SYSTEM.ini [-s key=value]... [-j N] [--json FILE] [--plot FILE.svg] [--top N]":
         "usage synopsis",
     "netloom compare STUDY.ini -o DIR [-j N]": "usage synopsis",
-    "netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]... [-j N] [--json OUT] [--csv] "
+    "netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]... [-j N] [--json FILE] [--csv] "
     "[--otf2 DIR] [--svg FILE]": "usage synopsis",
     # After `meson install --prefix ~/.local`: test api_install runs the
     # installed netloom on the installed sample and checks the examples'.
