@@ -44,7 +44,8 @@ static void config_usage(FILE *f)
 		"Exit status: 0 done; 1 standard output could not be written;\n"
 		"2 a bad command line or configuration, or a BookSim2 config that cannot be read or\n"
 		"  does not run once converted (nothing written);\n"
-		"3 --from-booksim named what it could not map (the INI is written without it).\n");
+		"3 --from-booksim named what it could not map (the INI is written without it).\n"
+		"The keys: docs/configuration.md.\n");
 }
 
 /* What the command does is chosen by one of --dump, --json, --check, --keys and

@@ -29,11 +29,19 @@ static const char design_usage[] =
 	"  flex|dragonfly|slimfly --terminals N --radix R\n"
 	"        configurations with full global bandwidth (seed 000 §III-B)\n"
 	"\n"
-	"'netloom design <family> --help' describes its options.\n"
+	"'netloom design <family> --help' describes its options; docs/analysis.md the\n"
+	"searches.\n"
 	"\n"
 	"Exit status: 0 a design found; 1 no configuration meets the request\n"
 	"(hyperx, flex, dragonfly, slimfly: one line on stderr says why) or the\n"
 	"work failed; 2 bad input.\n";
+
+/* Every design family's --help ends with it (docs/analysis.md). */
+#define DESIGN_EXIT_STATUS                                                                        \
+	"Exit status: 0 a design found; 1 no configuration meets the request (one line on\n"     \
+	"stderr says why), out of memory, or -o FILE could not be written after the search;\n" \
+	"2 a bad command line, or an output that cannot be written (checked before the\n"        \
+	"search). See docs/analysis.md.\n"
 
 static const char hyperx_usage[] =
 	"usage: netloom design hyperx --terminals N --radix R --bisection B [--json] [-o FILE]\n"
@@ -55,12 +63,14 @@ static const char hyperx_usage[] =
 	"the text output is empty, --json writes null for both, and the exit\n"
 	"status is 1.\n"
 	"\n"
-	"  --terminals N     network size N\n"
-	"  --radix R         switch radix R\n"
-	"  --bisection B     relative bisection bandwidth B (e.g. 0.5)\n"
+	"  --terminals N     network size N, 1..2^63-1\n"
+	"  --radix R         switch radix R, 2..100000\n"
+	"  --bisection B     relative bisection bandwidth B, 1e-9..1e9 (e.g. 0.5)\n"
 	"  --json            a JSON object on stdout\n"
 	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	DESIGN_EXIT_STATUS;
 
 static const char equality_usage[] =
 	"usage: netloom design equality --routers N --radix K [options]\n"
@@ -81,10 +91,12 @@ static const char equality_usage[] =
 	"  --seed S          random seed, 0..9.2e18 (default 1)\n"
 	"  --population P    individuals per generation, 2..100000 (default 40)\n"
 	"  --generations G   generations, 1..1000000 (default 60)\n"
-	"  --mutation M      mutation probability per child (default 0.3)\n"
+	"  --mutation M      mutation probability per child, 0..1 (default 0.3)\n"
 	"  --json            a JSON object on stdout\n"
 	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	DESIGN_EXIT_STATUS;
 
 static const char fullbw_usage[] =
 	"usage: netloom design flex|dragonfly|slimfly --terminals N --radix R [--json] [-o FILE]\n"
@@ -105,11 +117,13 @@ static const char fullbw_usage[] =
 	"radix R the most terminals are ...'), the text output is empty, --json\n"
 	"writes [], and the exit status is 1.\n"
 	"\n"
-	"  --terminals N     terminals N\n"
-	"  --radix R         router radix R (ports, endpoints included)\n"
+	"  --terminals N     terminals N, 1..2^63-1\n"
+	"  --radix R         router radix R (ports, endpoints included), 2..100000\n"
 	"  --json            a JSON array on stdout\n"
 	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	DESIGN_EXIT_STATUS;
 
 /* Exit status when no configuration meets the request: an answer, but no
  * design, so a script looping over requests tells found (0) from none, as

@@ -23,6 +23,12 @@
 #include "topo/topo.h"
 #include "topo/topo_tree.h"
 
+/* topo's, describe's and export's (docs/analysis.md, the general rule). */
+#define TOPO_EXIT_STATUS                                                                             \
+	"Exit status: 0 done; 1 the work failed (out of memory, or -o FILE could not be written\n" \
+	"after it); 2 a bad command line or SPEC, or an output that cannot be written (checked\n"  \
+	"before the work). See docs/analysis.md.\n"
+
 static const char topo_usage[] =
 	"usage: netloom topo <list|describe|export> [options]\n"
 	"\n"
@@ -30,7 +36,10 @@ static const char topo_usage[] =
 	"  describe SPEC [options]    structure and graph metrics of one topology\n"
 	"  export SPEC --format F     the topology as an edge list, DOT or JSON\n"
 	"\n"
-	"'netloom topo <subcommand> --help' describes its options.\n";
+	"'netloom topo <subcommand> --help' describes its options; docs/topologies.md the\n"
+	"families, docs/analysis.md the metrics.\n"
+	"\n"
+	TOPO_EXIT_STATUS;
 
 static const char describe_usage[] =
 	"usage: netloom topo describe SPEC [options]\n"
@@ -50,12 +59,15 @@ static const char describe_usage[] =
 	"  --trials N        fault trials per 5% step (default 100)\n"
 	"                    (runs or trials past about an hour of work are refused,\n"
 	"                    naming the most that fit)\n"
-	"  --exact           exact distances whatever the cost\n"
+	"  --exact           exact distances whatever the cost (not with --sampled or\n"
+	"                    --samples)\n"
 	"  --sampled         sampled distances (see --samples)\n"
 	"  --samples N       sampled distances from N BFS sources, at least 2 (--sampled\n"
 	"                    alone: 1024, fewer where the sampling budget runs out)\n"
 	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	TOPO_EXIT_STATUS;
 
 static const char export_usage[] =
 	"usage: netloom topo export SPEC --format edgelist|dot|json [-o FILE]\n"
@@ -64,13 +76,15 @@ static const char export_usage[] =
 	"                    (w parallel links); dot: Graphviz undirected graph;\n"
 	"                    json: routers with ports, endpoints and coordinates\n"
 	"  -o, --output FILE write there (atomically; '-' = stdout, the default)\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	TOPO_EXIT_STATUS;
 
 static const char list_usage[] =
 	"usage: netloom topo list\n"
 	"\n"
 	"Print every topology family with its parameters (name, type, default,\n"
-	"range, meaning). A SPEC is 'family:key=value,key=value'.\n";
+	"range, meaning). A SPEC is 'family:key=value,key=value' (docs/topologies.md).\n";
 
 static int topo_list_main(int argc, char **argv)
 {

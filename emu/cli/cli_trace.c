@@ -91,25 +91,33 @@ static const struct trace_sub {
 	 "otf2-print and Vampir read it; 'netloom replay DIR' reads it back."},
 	{"pack", "pack OUT.bundle TRACE... [--config SYSTEM.ini]",
 	 "Bundle traces (each verified first) and an optional system configuration into one\n"
-	 "zstd-compressed file with a hash per entry, for reproducing a study elsewhere."},
+	 "zstd-compressed file with a hash per entry, for reproducing a study elsewhere.\n"
+	 "  --config SYSTEM.ini   the system configuration bundled with the traces (once)"},
 	{"unpack", "unpack BUNDLE DIR",
 	 "Restore a bundle's files into DIR (created if missing), byte for byte; each file is\n"
 	 "checked against its hash and written atomically."},
 };
+
+/* Every trace command's --help ends with it (docs/trace-format.md §12). */
+static const char trace_exit_status[] =
+	"Exit status: 0 done; 1 the work failed (verify: a damaged archive; an output not\n"
+	"written once the work began); 2 a bad command line or input, or an output refused\n"
+	"before the work (docs/trace-format.md, section 12).\n";
 
 static void trace_usage(FILE *f)
 {
 	fprintf(f, "usage: netloom trace <subcommand> [options]\n\nsubcommands:\n");
 	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
 		fprintf(f, "  %s\n", trace_subs[i].usage);
-	fprintf(f, "\n'netloom trace <subcommand> --help' describes a subcommand.\n");
+	fprintf(f, "\n'netloom trace <subcommand> --help' describes a subcommand.\n\n%s", trace_exit_status);
 }
 
 int cli_trace_sub_help(const char *name)
 {
 	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
 		if (!strcmp(trace_subs[i].name, name)) {
-			printf("usage: netloom trace %s\n\n%s\n", trace_subs[i].usage, trace_subs[i].help);
+			printf("usage: netloom trace %s\n\n%s\n  -h, --help   this text\n\n%s", trace_subs[i].usage,
+			       trace_subs[i].help, trace_exit_status);
 			return CLI_OK;
 		}
 	return CLI_USAGE;

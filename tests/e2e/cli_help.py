@@ -120,6 +120,34 @@ def case_help_stdout():
             check(f"netloom {cmd} {opt} -: nothing on stdout", len(p.stdout) > 0)
 
 
+# Every command and subcommand 'netloom help' lists.
+COMMANDS = ["run", "sweep", "config", "version", "trace", "topo", "topo list", "topo describe", "topo export",
+            "design", "design hyperx", "design equality", "design flex", "design dragonfly", "design slimfly",
+            "replay", "serve", "cost", "layout", "interfere", "compare"] + [
+    "trace " + s for s in ("info", "dump", "encode", "verify", "convert", "import", "export", "pack", "unpack")]
+# Where a --help's hand-written part ends: the tables printed from the
+# plug-ins' and keys' parameter lists follow, one line per entry so that
+# grep finds an entry whole (netloom config --keys | grep num_vcs).
+TABLES = {"run": "Topologies: 'netloom topo list'.", "sweep": "Topologies: 'netloom topo list'.",
+          "replay": "Network backends:"}
+
+
+def case_help_texts():
+    """Each --help as a user reads it first: its exit statuses (README's
+    general rule, or the command's own) and the docs page to read next,
+    and no hand-written line past 100 columns."""
+    for cmd in COMMANDS:
+        text = run(*cmd.split(), "--help").stdout.decode()
+        if cmd in TABLES:
+            text = text[:text.index(TABLES[cmd])]
+        for ln in text.splitlines():
+            check(f"netloom {cmd} --help: line of {len(ln)} columns: {ln!r}", len(ln) <= 100)
+        if cmd in ("version", "topo list"):
+            continue
+        check(f"netloom {cmd} --help: no exit status", "Exit status:" in text or "exit 0 when" in text)
+        check(f"netloom {cmd} --help: names no docs page", re.search(r"docs/[\w-]+\.md", text))
+
+
 def case_help_before_config():
     """interfere reads each -c as it comes: --help after an empty one
     printed the usage with the file's 'sets no key' warning."""
