@@ -47,30 +47,39 @@ static bool is_help(const char *s)
 	return !strcmp(s, "-h") || !strcmp(s, "--help") || !strcmp(s, "help");
 }
 
+/* One option of a subcommand: its flags and what it does (continuation
+ * lines after a '\n'), printed in one column with -h's (trace_sub_opts). */
+struct trace_opt {
+	const char *flags, *text;
+};
+
 static const struct trace_sub {
 	const char *name;
 	const char *usage;
 	const char *help;
+	struct trace_opt opts[2]; /* beside -h; a NULL flags ends them */
 } trace_subs[] = {
 	{"info", "info FILE [--json]",
 	 "Print the manifest and a summary: ranks, communicators, calls per MPI operation,\n"
-	 "point-to-point messages and bytes, recorded runtime, file and encoded sizes.\n"
-	 "  --json   the same as a JSON document on stdout, with each rank's stream (ops,\n"
-	 "           encoded bytes, xxh64 hash)"},
+	 "point-to-point messages and bytes, recorded runtime, file and encoded sizes.",
+	 {{"--json", "the same as a JSON document on stdout, with each rank's stream\n"
+		     "(ops, encoded bytes, xxh64 hash)"}}},
 	{"dump", "dump FILE [--rank R]",
 	 "Print the archive as text (manifest, then one line per operation; format in\n"
-	 "docs/trace-format.md section 8) on stdout. 'netloom trace encode' reads it back.\n"
-	 "  --rank R   only rank R's operations (such a dump cannot be re-encoded)"},
+	 "docs/trace-format.md section 8) on stdout. 'netloom trace encode' reads it back.",
+	 {{"--rank R", "only rank R's operations (such a dump cannot be re-encoded)"}}},
 	{"encode", "encode TEXT OUT.nlt",
 	 "Write the archive a text dump describes. A dump of a whole archive encodes to\n"
-	 "the identical bytes (same writer parameters, same netloom and libzstd)."},
+	 "the identical bytes (same writer parameters, same netloom and libzstd).",
+	 {{NULL, NULL}}},
 	{"verify", "verify FILE",
 	 "Decode every rank's stream and check it against the manifest: hashes, op\n"
 	 "counts, frame index, communicator ids, peers and roots, and what replay\n"
 	 "refuses (more than 65,535 communicators). Prints one line; exit 0 when\n"
 	 "intact, 1 when damaged or refused, 2 when FILE cannot be read as an archive\n"
 	 "(another format, or a format version newer than this netloom reads, which a\n"
-	 "damaged header also shows: the message says both)."},
+	 "damaged header also shows: the message says both).",
+	 {{NULL, NULL}}},
 	{"convert", "convert IN OUT.nlt",
 	 "Import a foreign trace: a DUMPI .meta file (its rank .bin files beside it, found\n"
 	 "by basename when the recorded fileprefix path does not exist), a SimGrid\n"
@@ -79,23 +88,26 @@ static const struct trace_sub {
 	 "through its index file) or an OTF2 archive (Score-P or EZTrace: its anchor file\n"
 	 "NAME.otf2, or a directory holding traces.otf2; needs a build with the OTF2\n"
 	 "library). Calls that have no netloom operation are listed on stderr with their\n"
-	 "counts."},
+	 "counts.",
+	 {{NULL, NULL}}},
 	{"import", "import IN -o OUT.nlt",
 	 "The same as 'convert IN OUT.nlt': a DUMPI .meta file, a SimGrid time-independent\n"
-	 "trace or an OTF2 archive.\n"
-	 "  -o, --output OUT.nlt   the archive to write (required; once)"},
+	 "trace or an OTF2 archive.",
+	 {{"-o, --output OUT.nlt", "the archive to write (required; once)"}}},
 	{"export", "export FILE --otf2 DIR",
 	 "Write the archive as an OTF2 archive in DIR (which must not exist): per rank its\n"
 	 "MPI calls as regions at their recorded times with their point-to-point and\n"
 	 "collective records, compute as the region 'compute'; timer resolution 10^12/s.\n"
-	 "otf2-print and Vampir read it; 'netloom replay DIR' reads it back."},
+	 "otf2-print and Vampir read it; 'netloom replay DIR' reads it back.",
+	 {{"--otf2 DIR", "the new directory to write the OTF2 archive to (required; once)"}}},
 	{"pack", "pack OUT.bundle TRACE... [--config SYSTEM.ini]",
 	 "Bundle traces (each verified first) and an optional system configuration into one\n"
-	 "zstd-compressed file with a hash per entry, for reproducing a study elsewhere.\n"
-	 "  --config SYSTEM.ini   the system configuration bundled with the traces (once)"},
+	 "zstd-compressed file with a hash per entry, for reproducing a study elsewhere.",
+	 {{"--config SYSTEM.ini", "the system configuration bundled with the traces (once)"}}},
 	{"unpack", "unpack BUNDLE DIR",
 	 "Restore a bundle's files into DIR (created if missing), byte for byte; each file is\n"
-	 "checked against its hash and written atomically."},
+	 "checked against its hash and written atomically.",
+	 {{NULL, NULL}}},
 };
 
 /* Every trace command's --help ends with it (docs/trace-format.md §12). */
@@ -112,12 +124,33 @@ static void trace_usage(FILE *f)
 	fprintf(f, "\n'netloom trace <subcommand> --help' describes a subcommand.\n\n%s", trace_exit_status);
 }
 
+/* A subcommand's options and -h, their texts in one column past the
+ * widest flags, as every other command's --help aligns them. */
+static void trace_sub_opts(const struct trace_sub *t)
+{
+	static const struct trace_opt help = {"-h, --help", "this text"};
+	int width = (int)strlen(help.flags);
+	for (const struct trace_opt *o = t->opts; o < t->opts + 2 && o->flags; o++)
+		if ((int)strlen(o->flags) > width)
+			width = (int)strlen(o->flags);
+	for (size_t k = 0; k < 3; k++) {
+		const struct trace_opt *o = k < 2 ? &t->opts[k] : &help;
+		if (!o->flags)
+			continue;
+		const char *p = o->text;
+		printf("  %-*s   %.*s\n", width, o->flags, (int)strcspn(p, "\n"), p);
+		while ((p = strchr(p, '\n')))
+			p++, printf("  %-*s   %.*s\n", width, "", (int)strcspn(p, "\n"), p);
+	}
+}
+
 int cli_trace_sub_help(const char *name)
 {
 	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
 		if (!strcmp(trace_subs[i].name, name)) {
-			printf("usage: netloom trace %s\n\n%s\n  -h, --help   this text\n\n%s", trace_subs[i].usage,
-			       trace_subs[i].help, trace_exit_status);
+			printf("usage: netloom trace %s\n\n%s\n\n", trace_subs[i].usage, trace_subs[i].help);
+			trace_sub_opts(&trace_subs[i]);
+			printf("\n%s", trace_exit_status);
 			return CLI_OK;
 		}
 	return CLI_USAGE;
