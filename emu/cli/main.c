@@ -66,7 +66,10 @@ static const char cli_version_usage[] =
 	"usage: netloom version\n"
 	"\n"
 	"Print the netloom version and the build (the commit it was built from),\n"
-	"as results documents record it.\n";
+	"as results documents record it (netloom_build, docs/results.md).\n"
+	"\n"
+	"Exit status: 0 printed; 1 stdout could not be written; 2 an option or argument\n"
+	"(it takes none but -h, --help).\n";
 
 /* quiet: an MPI rank other than 0, which prints nothing and returns
  * what rank 0 does. */
