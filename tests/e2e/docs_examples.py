@@ -48,6 +48,16 @@ quote is both in the doc and in one line of the command's stdout or
 stderr (blanks collapsed, as the doc's lines break anywhere; `...` in a
 quote stands for any text, as the doc elides a list or a path). With
 `in_doc`, the command itself must be in the doc too, as written there.
+
+OPTION_LISTS below names a doc's list of a command's options, checked
+against the command's `--help` and the C getopt table: the list is the
+bullets (`- ` lines with their indented continuations) of a section that
+begin with the options in backquotes (`- `-n`, `--ranks N`: ...`). The
+long options of the list, of `--help` and of the table must be the same
+sets, a short option must stand beside its long one in `--help`, the table
+and the list, and each range (`1..3600000`, `1e-6..1e6`), numeric default
+(`default 500`, `default port 5555`) and `required` in an option's `--help`
+text must be in its bullet too. It runs nothing but `--help`.
 """
 import json
 import os
@@ -704,6 +714,12 @@ QUOTED = {
     ],
 }
 
+# A doc's list of a command's options (the docstring): command, doc,
+# section title, C file, name of its `struct option` table.
+OPTION_LISTS = [
+    ("serve", "docs/live.md", "Start a session", "emu/cli/cli_serve.c", "serve_longopts"),
+]
+
 SUBCOMMANDS = ("run", "sweep", "config", "version", "trace", "topo", "design", "replay", "serve", "cost",
                "layout", "interfere", "compare")
 WRAPPERS = ("mpirun", "srun", "/usr/bin/time")
@@ -921,6 +937,105 @@ def run_quoted(top, root, netloom, fixtures, env, listing):
     return fails, n_run
 
 
+def help_options(text):
+    """--help's options: {long: (short or None, its text, blanks collapsed)}."""
+    opts = {}
+    cur = None
+    for line in text.splitlines():
+        m = re.match(r"  (?:-(\w), )?\s*--([\w-]+)", line)
+        if m:
+            cur = m.group(2)
+            opts[cur] = (m.group(1), line)
+        elif cur and line.startswith("      ") and line.strip():
+            opts[cur] = (opts[cur][0], opts[cur][1] + " " + line)
+        else:
+            cur = None
+    return {k: (sh, blanks_collapsed(t)) for k, (sh, t) in opts.items()}
+
+
+def getopt_table(path, name):
+    """The C `struct option NAME[]` table: {long: short or None}."""
+    with open(path, encoding="utf-8") as fh:
+        src = fh.read()
+    m = re.search(re.escape(name) + r"\[\]\s*=\s*\{(.*?)\n\};", src, re.S)
+    if not m:
+        return None
+    return {lo: (sh or None) for lo, sh in
+            re.findall(r'\{"([\w-]+)",\s*\w+,\s*NULL,\s*(?:\'(\w)\'|\w+)\}', m.group(1))}
+
+
+def doc_option_list(path, section):
+    """The section's option bullets: [(longs, shorts, text, line)]."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    bullets, inside = [], False
+    for i, line in enumerate(lines, 1):
+        if line.startswith("## "):
+            inside = line[3:].strip() == section
+            continue
+        if not inside:
+            continue
+        if line.startswith("- "):
+            bullets.append([line, i])
+        elif bullets and line.startswith("  ") and line.strip() and bullets[-1][1] > 0:
+            bullets[-1][0] += " " + line
+        else:
+            if bullets:
+                bullets[-1][1] = -abs(bullets[-1][1])  # closed: later indented lines are not its own
+    out = []
+    for text, i in bullets:
+        head = re.match(r"- ((?:`[^`]+`(?:, )?)+)", text)
+        if not head:
+            continue
+        words = [w.split()[0] for w in re.findall(r"`([^`]+)`", head.group(1))]
+        longs = [w[2:] for w in words if w.startswith("--")]
+        shorts = [w[1:] for w in words if re.fullmatch(r"-\w", w)]
+        out.append((longs, shorts, blanks_collapsed(text), abs(i)))
+    return out
+
+
+def check_option_lists(root, netloom, env):
+    """OPTION_LISTS (the docstring); a list of failures."""
+    fails = []
+    for cmd, doc, section, csrc, table in OPTION_LISTS:
+        p = subprocess.run([netloom, cmd, "--help"], env=env, capture_output=True, timeout=TIMEOUT_S)
+        helps = help_options(p.stdout.decode(errors="replace"))
+        getopts = getopt_table(os.path.join(root, csrc), table)
+        bullets = doc_option_list(os.path.join(root, doc), section)
+        what = f"{doc} \"{section}\" vs netloom {cmd} --help"
+        if not helps or not getopts or not bullets:
+            fails.append(f"{what}: cannot read the options (--help: {len(helps)}, {csrc} {table}: "
+                         f"{len(getopts or {})}, {doc}: {len(bullets)} bullets)")
+            continue
+        in_doc = {lo: b for b in bullets for lo in b[0]}
+        for name, names in ((f"{cmd} --help", set(helps)), (f"{csrc} {table}", set(getopts)),
+                            (doc, set(in_doc))):
+            for lo in sorted(set(getopts) - names):
+                fails.append(f"{what}: --{lo} is in {csrc} {table} but not in {name}")
+            for lo in sorted(names - set(getopts)):
+                fails.append(f"{what}: --{lo} is in {name} but not in {csrc} {table}")
+        for lo, (short, text) in sorted(helps.items()):
+            if lo not in in_doc:
+                continue
+            longs, shorts, btext, line = in_doc[lo]
+            where = f"{doc}:{line} (--{lo})"
+            if short != getopts.get(lo, short):
+                fails.append(f"{what}: --{lo}'s short option is -{short} in --help, -{getopts.get(lo)} in {csrc}")
+            if short and short not in shorts:
+                fails.append(f"{where}: no `-{short}` beside `--{lo}` at the bullet's start, as --help has")
+            wants = re.findall(r"\d[\w^.+-]*?\.\.\d[\w^+-]*(?:\.\d+)?", text)
+            wants += re.findall(r"default(?: port)? (\d+)", text)
+            wants += ["required"] if re.search(r"\brequired\b", text) else []
+            for w in wants:
+                if not re.search(r"(?<![\w.^])" + re.escape(w) + r"(?![\w^]|\.\d)", btext):
+                    fails.append(f"{where}: '{w}' is in --help's text of the option but not in its bullet")
+        for longs, shorts, btext, line in bullets:
+            for sh in shorts:
+                if not any(helps.get(lo, (None,))[0] == sh for lo in longs):
+                    fails.append(f"{doc}:{line}: `-{sh}` stands beside none of its long option in --help")
+    return fails
+
+
 def make_dir(top, root, netloom, fixtures_dir):
     d = tempfile.mkdtemp(prefix="block-", dir=top)
     for entry in os.listdir(root):
@@ -1019,6 +1134,8 @@ def run_all(top, root, netloom, listing):
             shutil.rmtree(d)
     q_fails, q_run = run_quoted(top, root, netloom, fixtures, env, listing)
     fails += q_fails
+    if not listing:
+        fails += check_option_lists(root, netloom, env)
     n_run += q_run
     for cmd in SKIP:
         if cmd not in used:
