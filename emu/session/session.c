@@ -749,7 +749,7 @@ int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct
 	if (!out)
 		return nl_errf(err, NL_EINVAL, "nl_sim_json: NULL out");
 	if (s->kind == SESSION_NONE)
-		return nl_errf(err, NL_ESTATE, "no results yet: run, sweep or replay first");
+		return nl_errf(err, NL_ESTATE, "nl_sim_json: no results yet: run, sweep or replay first");
 	json_t *doc = session_json_doc(s, flags);
 	size_t n = 0;
 	char *t = doc ? out_json_text(doc, &n) : NULL;

@@ -711,7 +711,7 @@ static int sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint
 	/* The backends index endpoints unchecked (hot path): check here. */
 	const struct topo *t = s->net_topo;
 	if (t && (src >= t->n_endpoints || dst >= t->n_endpoints))
-		return nl_errf(err, NL_ERANGE, "send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
+		return nl_errf(err, NL_ERANGE, "nl_sim_send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
 			       dst, t->n_endpoints);
 	NL_CHECK(session_net_result(s, s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err)));
 	s->is_net_next_known = false;
@@ -799,7 +799,7 @@ int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ct
 	err = session_err(err, &local);
 	NL_CHECK(session_enter(s, "nl_sim_advance", NULL, err));
 	if (!s->net)
-		return nl_errf(err, NL_ESTATE, "advance: no network yet (nl_sim_net_open or nl_sim_send first)");
+		return nl_errf(err, NL_ESTATE, "nl_sim_advance: no network yet (nl_sim_net_open or nl_sim_send first)");
 	NL_CHECK(session_net_usable(s, "nl_sim_advance", err));
 	uint64_t reached, next;
 	/* A NULL deliver still stops at the same instants: the backends get

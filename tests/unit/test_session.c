@@ -97,7 +97,7 @@ static void test_config(void)
 	CHECK_ERR(nl_sim_set(s, "num_vcs", "zero", &err), NL_ECONFIG, &err, "zero");
 	CHECK_ERR(nl_sim_set(s, "num_vcs=", NULL, &err), NL_ECONFIG, &err, "num_vcs");
 	char *json = NULL;
-	CHECK_ERR(nl_sim_json(s, 0, &json, NULL, &err), NL_ESTATE, &err, "no results");
+	CHECK_ERR(nl_sim_json(s, 0, &json, NULL, &err), NL_ESTATE, &err, "nl_sim_json: no results yet: run, sweep or replay first");
 	CHECK(json == NULL);
 	CHECK_ERR(nl_sim_load_string(s, "[router]\nnum_vcs = -3\n", "inline.ini", &err), NL_ECONFIG, &err,
 		  "inline.ini");
@@ -178,7 +178,8 @@ static void test_message_level(void)
 	struct nl_err err = {0};
 	nl_sim *s;
 	CHECK_OK(nl_sim_new(&s, &err), &err);
-	CHECK_ERR(nl_sim_advance(s, 1000, on_deliver, NULL, NULL, NULL, &err), NL_ESTATE, &err, "no network");
+	CHECK_ERR(nl_sim_advance(s, 1000, on_deliver, NULL, NULL, NULL, &err), NL_ESTATE, &err,
+		  "nl_sim_advance: no network yet (nl_sim_net_open or nl_sim_send first)");
 	/* Flit model over a small torus. */
 	CHECK_OK(nl_sim_set(s, "backend", "flit", &err), &err);
 	CHECK_OK(nl_sim_set(s, "topology", "torus:k=4x4", &err), &err);
@@ -769,9 +770,10 @@ static void test_analytic_topology_free(void)
 	struct got g = {0};
 	drive(s, &g, 1, &e);
 	CHECK_EQ(g.n, 1);
-	const char *want = "send: endpoint 70000 -> 4000000000: expected < 64";
+	const char *want = "nl_sim_send: endpoint 70000 -> 4000000000: expected < 64";
 	CHECK_OK(nl_sim_set(s, "backend", "flit", &e), &e);
 	CHECK_ERR(nl_sim_send(s, 0, 70000, 4000000000u, 64, 2, &e), NL_ERANGE, &e, want);
+	CHECK_STR(e.msg, want);
 	CHECK_OK(nl_sim_set(s, "backend", "analytic", &e), &e);
 	CHECK_OK(nl_sim_set(s, "topology", "torus:k=8x8", &e), &e);
 	CHECK_ERR(nl_sim_send(s, 0, 70000, 4000000000u, 64, 3, &e), NL_ERANGE, &e, want);
