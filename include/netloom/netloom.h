@@ -340,7 +340,8 @@ NL_API int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, v
 /* The last run's, sweep's or replay's results as the JSON document
  * `netloom run/sweep/replay --json` writes (docs/results.md), with a final
  * newline. *out is malloc'd: the caller frees it (NULL out: NL_EINVAL).
- * NL_ESTATE when there are no results. */
+ * *len gets its length in bytes, without the terminating NUL; len may be
+ * NULL. NL_ESTATE when there are no results. */
 NL_API int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err);
 
 /* The same written atomically to `path` ("-": stdout; NULL: NL_EINVAL). */
