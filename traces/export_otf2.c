@@ -701,17 +701,24 @@ static void warn_kinds(const uint64_t *n, const char *how, const char *import, t
  * and a write that fails there (a full disk) must not leave a cut archive
  * renamed into place with status 0. Whatever fails, DIR is not made:
  * trace_otf2_writer_free removes the temporary directory. */
+/* Rank r's ProgramEnd at its last time, and its event writer closed:
+ * OTF2 writes the location's buffered events to its file then. */
+static void ex_rank_end(struct trace_otf2_writer *w, uint32_t r)
+{
+	out_staged_poll();
+	OTF2_ErrorCode e = OTF2_EvtWriter_ProgramEnd(w->ranks[r].w, NULL, w->ranks[r].last_ps, 0);
+	w->ranks[r].n_events++;
+	if (e == OTF2_SUCCESS)
+		e = OTF2_Archive_CloseEvtWriter(w->ar, w->ranks[r].w);
+	w->ranks[r].w = NULL;
+	otf2_check(w, e, "events");
+}
+
 int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err)
 {
-	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++) {
-		out_staged_poll();
-		OTF2_ErrorCode e = OTF2_EvtWriter_ProgramEnd(w->ranks[r].w, NULL, w->ranks[r].last_ps, 0);
-		w->ranks[r].n_events++;
-		if (e == OTF2_SUCCESS)
-			e = OTF2_Archive_CloseEvtWriter(w->ar, w->ranks[r].w);
-		w->ranks[r].w = NULL;
-		otf2_check(w, e, "events");
-	}
+	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++)
+		if (w->ranks[r].w)
+			ex_rank_end(w, r);
 	if (!w->rc)
 		otf2_check(w, OTF2_Archive_CloseEvtFiles(w->ar), "events");
 	if (!w->rc)
@@ -814,6 +821,13 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 		uint64_t end = (uint64_t)llround(m->recorded_runtime_s * 1e12);
 		if (!rc && m->recorded_runtime_s > 0 && m->recorded_runtime_s < 1e6 && end > w->ranks[r].last_ps)
 			w->ranks[r].last_ps = end;
+		/* The rank is complete: closed now, so that OTF2 (which keeps a
+		 * location's events in memory until its writer closes) holds one
+		 * rank's events at a time, not the whole trace's. */
+		if (!rc) {
+			ex_rank_end(w, r);
+			rc = trace_out_rc(is_unwritten, w->rc ? nl_errf(err, w->rc, "%s", w->err.msg) : 0);
+		}
 	}
 	if (!rc)
 		rc = trace_out_rc(is_unwritten, trace_otf2_writer_finish(w, warn, warn_ctx, err));
