@@ -63,7 +63,8 @@ struct ex_req {
 };
 
 struct ex_rank {
-	OTF2_EvtWriter *w;
+	OTF2_EvtWriter *w;   /* open from the rank's first event to its ProgramEnd */
+	bool is_ended;       /* ProgramEnd written, the writer closed */
 	uint64_t n_events;
 	uint64_t last_ps;
 	struct ex_req *reqs; /* by netloom request id */
@@ -276,13 +277,6 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 		rc = nl_errf(err, NL_EIO, "%s: cannot set up the OTF2 archive", dir);
 	if (!rc && otf2_set_manifest(w->ar, m) != OTF2_SUCCESS)
 		rc = nl_errf(err, NL_EIO, "%s: cannot write the trace's description into the OTF2 archive", dir);
-	/* ProgramBegin at 0: the importer's time origin (otf2_events.c). */
-	for (uint32_t r = 0; !rc && r < w->n_ranks; r++) {
-		if (!(w->ranks[r].w = OTF2_Archive_GetEvtWriter(w->ar, r)) ||
-		    OTF2_EvtWriter_ProgramBegin(w->ranks[r].w, NULL, 0, 1, 0, NULL) != OTF2_SUCCESS)
-			rc = nl_errf(err, NL_EIO, "%s: cannot open the event writer of rank %u", dir, r);
-		w->ranks[r].n_events = 1;
-	}
 	if (rc) {
 		trace_otf2_writer_free(w);
 		return rc;
@@ -524,6 +518,26 @@ static OTF2_ErrorCode enter_attrs(struct trace_otf2_writer *w, const struct ex_r
 	return e;
 }
 
+/* Rank r's event writer, opened at its first event with ProgramBegin at 0
+ * (the importer's time origin, otf2_events.c). Opened then, not all at
+ * the start: OTF2 gives each writer its first chunk as it opens, so a
+ * rank-by-rank export that opened every rank's at once touched a chunk
+ * per rank, which the heap kept after the rank's close (16,384 ranks:
+ * 4.2 GB); opened in turn, each rank reuses the chunk the last one freed. */
+static int ex_rank_begin(struct trace_otf2_writer *w, uint32_t r)
+{
+	if (w->ranks[r].w)
+		return 0;
+	if (!(w->ranks[r].w = OTF2_Archive_GetEvtWriter(w->ar, r)) ||
+	    OTF2_EvtWriter_ProgramBegin(w->ranks[r].w, NULL, 0, 1, 0, NULL) != OTF2_SUCCESS) {
+		if (!w->rc)
+			w->rc = nl_errf(&w->err, NL_EIO, "%s: cannot open the event writer of rank %u", w->dir, r);
+		return w->rc;
+	}
+	w->ranks[r].n_events = 1;
+	return 0;
+}
+
 int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
 			 uint64_t end_ps, struct nl_err *err)
 {
@@ -533,6 +547,10 @@ int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struc
 	if (rank >= w->n_ranks || op->kind >= TOP__COUNT)
 		return nl_errf(err, NL_EINVAL, "%s: rank %u or op kind %u out of range", w->dir, rank, op->kind);
 	struct ex_rank *rk = &w->ranks[rank];
+	if (rk->is_ended)
+		return nl_errf(err, NL_EINVAL, "%s: rank %u: an op after its end", w->dir, rank);
+	if (ex_rank_begin(w, rank))
+		return nl_errf(err, w->rc, "%s", w->err.msg);
 	if (start_ps < rk->last_ps)
 		start_ps = rk->last_ps; /* OTF2 needs non-decreasing times per location */
 	if (end_ps < start_ps)
@@ -706,6 +724,9 @@ static void warn_kinds(const uint64_t *n, const char *how, const char *import, t
 static void ex_rank_end(struct trace_otf2_writer *w, uint32_t r)
 {
 	out_staged_poll();
+	if (ex_rank_begin(w, r))
+		return;
+	w->ranks[r].is_ended = true;
 	OTF2_ErrorCode e = OTF2_EvtWriter_ProgramEnd(w->ranks[r].w, NULL, w->ranks[r].last_ps, 0);
 	w->ranks[r].n_events++;
 	if (e == OTF2_SUCCESS)
@@ -717,7 +738,7 @@ static void ex_rank_end(struct trace_otf2_writer *w, uint32_t r)
 int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err)
 {
 	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++)
-		if (w->ranks[r].w)
+		if (!w->ranks[r].is_ended)
 			ex_rank_end(w, r);
 	if (!w->rc)
 		otf2_check(w, OTF2_Archive_CloseEvtFiles(w->ar), "events");
