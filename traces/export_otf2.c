@@ -121,16 +121,34 @@ static OTF2_ErrorCode otf2_error(void *ud, const char *file, uint64_t line, cons
 
 static const OTF2_FlushCallbacks flush_cbs = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
+/* Communicator `comm` (id >= 2) of w, or NULL: a binary search, as the
+ * manifest's communicators are sorted by id (trace_otf2_writer_new checks
+ * it). Looked up for most ops: a scan cost O(communicators) per op, which
+ * a tiled trace's thousands of communicators made the export's largest
+ * cost (16,384 ranks, 2,048 communicators). */
+static const struct trace_comm *ex_comm(const struct trace_otf2_writer *w, uint32_t comm)
+{
+	uint32_t lo = 0, hi = w->n_comms;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (w->comms[mid].id == comm)
+			return &w->comms[mid];
+		if (w->comms[mid].id < comm)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static uint32_t comm_size(const struct trace_otf2_writer *w, uint32_t comm)
 {
 	if (comm == TRACE_COMM_WORLD)
 		return w->n_ranks;
 	if (comm == TRACE_COMM_SELF)
 		return 1;
-	for (uint32_t i = 0; i < w->n_comms; i++)
-		if (w->comms[i].id == comm)
-			return w->comms[i].size;
-	return 1;
+	const struct trace_comm *c = ex_comm(w, comm);
+	return c ? c->size : 1;
 }
 
 /* The OTF2 reference of netloom communicator `comm`: world 0, self 1,
@@ -143,10 +161,8 @@ static uint32_t comm_ref(const struct trace_otf2_writer *w, uint32_t comm)
 		return 0;
 	if (comm == TRACE_COMM_SELF)
 		return 1;
-	for (uint32_t i = 0; i < w->n_comms; i++)
-		if (w->comms[i].id == comm)
-			return 2 + i;
-	return OTF2_UNDEFINED_COMM;
+	const struct trace_comm *c = ex_comm(w, comm);
+	return c ? 2 + (uint32_t)(c - w->comms) : OTF2_UNDEFINED_COMM;
 }
 
 /* The first error, as one line naming DIR, the step and OTF2's text;
@@ -227,6 +243,10 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 		return nl_errf(err, NL_EINVAL, "empty directory name (expected a new directory for the OTF2 archive)");
 	if (!stat(dir, &st))
 		return nl_errf(err, NL_ECONFIG, "%s: already exists (expected a new directory for the OTF2 archive)", dir);
+	for (uint32_t i = 1; i < m->n_comms; i++)
+		if (m->comms[i - 1].id >= m->comms[i].id) /* ex_comm's binary search */
+			return nl_errf(err, NL_EINVAL, "%s: communicator %u after %u: expected ids in increasing order",
+				       dir, m->comms[i].id, m->comms[i - 1].id);
 	struct trace_otf2_writer *w = calloc(1, sizeof *w);
 	size_t len = strlen(dir);
 	if (!w || !(w->dir = trace_strdup(dir)) || !(w->tmp = malloc(len + 16)) ||
@@ -355,10 +375,7 @@ static int collective(struct trace_otf2_writer *w, struct ex_rank *rk, const str
 	bool root = false;
 	if (op->kind == TOP_BCAST || op->kind == TOP_GATHER || op->kind == TOP_SCATTER || op->kind == TOP_REDUCE ||
 	    op->kind == TOP_GATHERV || op->kind == TOP_SCATTERV) {
-		const struct trace_comm *c = NULL;
-		for (uint32_t i = 0; i < w->n_comms; i++)
-			if (w->comms[i].id == op->comm)
-				c = &w->comms[i];
+		const struct trace_comm *c = ex_comm(w, op->comm);
 		uint32_t me = op->comm == TRACE_COMM_SELF ? 0 : rank;
 		if (c)
 			for (uint32_t i = 0; i < c->size; i++)
