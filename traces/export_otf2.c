@@ -249,7 +249,10 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 				       dir, m->comms[i].id, m->comms[i - 1].id);
 	struct trace_otf2_writer *w = calloc(1, sizeof *w);
 	size_t len = strlen(dir);
-	if (!w || !(w->dir = trace_strdup(dir)) || !(w->tmp = malloc(len + 16)) ||
+	/* tmp zeroed: until its template is written it is "", which the
+	 * out-of-memory path's trace_otf2_writer_free (out_remove_tree)
+	 * leaves alone; malloc's bytes were a path it would remove. */
+	if (!w || !(w->dir = trace_strdup(dir)) || !(w->tmp = calloc(1, len + 16)) ||
 	    !(w->ranks = calloc(m->n_ranks ? m->n_ranks : 1, sizeof *w->ranks)) ||
 	    !(w->comms = calloc(m->n_comms ? m->n_comms : 1, sizeof *w->comms)))
 		goto oom;
