@@ -57,12 +57,35 @@ const struct otf2_region *otf2_region_find(const struct otf2_defs *d, uint32_t r
 	return d->n_regions ? bsearch(&key, d->regions, d->n_regions, sizeof key, cmp_region) : NULL;
 }
 
+static int cmp_comm_key(const void *a, const void *b)
+{
+	const struct otf2_comm_key *x = a, *y = b;
+	if (x->ref != y->ref)
+		return (x->ref > y->ref) - (x->ref < y->ref);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first communicator defined with ref, as a scan in definition order
+ * finds it, but by binary search over comm_keys: the events look one up
+ * for most MPI records, and a scan cost O(communicators) each (a tiled
+ * trace has thousands). */
 const struct otf2_comm *otf2_comm_find(const struct otf2_defs *d, uint64_t ref)
 {
-	for (uint32_t i = 0; i < d->n_comms; i++)
-		if (d->comms[i].ref == ref)
-			return &d->comms[i];
-	return NULL;
+	if (!d->comm_keys) {
+		for (uint32_t i = 0; i < d->n_comms; i++)
+			if (d->comms[i].ref == ref)
+				return &d->comms[i];
+		return NULL;
+	}
+	uint32_t lo = 0, hi = d->n_comms;
+	while (lo < hi) { /* the first key with ref >= ref: the lowest index among equal refs */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (d->comm_keys[mid].ref < ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->n_comms && d->comm_keys[lo].ref == ref ? &d->comms[d->comm_keys[lo].i] : NULL;
 }
 
 int otf2_skip(struct otf2_import *im, const char *name, const char *why, bool fatal)
@@ -237,6 +260,7 @@ static void defs_release(struct otf2_defs *d)
 		free(d->groups[i].members);
 	free(d->groups);
 	free(d->comms);
+	free(d->comm_keys);
 	for (uint32_t i = 0; i < d->n_nl_comms; i++)
 		free(d->nl_comms[i].world_ranks);
 	free(d->nl_comms);
@@ -376,6 +400,13 @@ static int map_comms(struct otf2_import *im)
 		t->id = 2 + d->n_nl_comms++;
 		t->size = g->n;
 		c->nl_id = t->id;
+	}
+	if (d->n_comms) {
+		if (!(d->comm_keys = malloc(d->n_comms * sizeof *d->comm_keys)))
+			return nl_errf(im->err, NL_ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < d->n_comms; i++)
+			d->comm_keys[i] = (struct otf2_comm_key){.ref = d->comms[i].ref, .i = i};
+		qsort(d->comm_keys, d->n_comms, sizeof *d->comm_keys, cmp_comm_key);
 	}
 	return 0;
 }
