@@ -38,3 +38,18 @@ bench_exe() {
   *) command -v -- "$3" >/dev/null || { echo "$1: $2 '$3': not found in PATH" >&2; exit 2; } ;;
   esac
 }
+
+# `bench_peak_kib SCRIPT WORDS CMD...`: the peak resident memory (KiB) of
+# one command, via getrusage of the child; its standard output dropped. A
+# command that fails ends the calling script with one line naming its
+# first WORDS words (it has said why on its standard error).
+bench_peak_kib() {
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys
+script, words, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+rc = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+if rc != 0:
+    sys.exit(f"{script}: {' '.join(cmd[:words])} failed (exit status {rc})")
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}

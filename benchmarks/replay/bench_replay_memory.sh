@@ -15,27 +15,15 @@ iters=${3:-10000}
 # Checked before the traces are made: ITERS 'abc' once ended the script
 # in "unbound variable", 0 in a figure of nothing, below 10 in an empty
 # base stencil.
-for a in "NETLOOM:$netloom" "REPLAY_MKTRACE:$mk"; do
-  [ -f "${a#*:}" ] && [ -x "${a#*:}" ] ||
-    { echo "bench_replay_memory.sh: ${a%%:*} '${a#*:}': not an executable" >&2; exit 2; }
-done
-case $iters in
-  '' | *[!0-9]* | 0*) echo "bench_replay_memory.sh: ITERS '$iters': expected an integer, 10 or more" >&2; exit 2 ;;
-esac
-[ "$iters" -ge 10 ] || { echo "bench_replay_memory.sh: ITERS '$iters': expected an integer, 10 or more" >&2; exit 2; }
+# shellcheck source=benchmarks/engine/bench_lib.sh
+. "$(dirname "$0")/../engine/bench_lib.sh"
+bench_exe bench_replay_memory.sh NETLOOM "$netloom"
+bench_exe bench_replay_memory.sh REPLAY_MKTRACE "$mk"
+bench_count bench_replay_memory.sh ITERS "$iters" 10
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0
 
-peak_kib() { # peak RSS (KiB) of one command, via getrusage of the child
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-if rc != 0:  # the command has said why on its standard error
-    sys.exit(f"bench_replay_memory.sh: {' '.join(sys.argv[1:3])} failed (exit status {rc})")
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
-}
 ops() { # the trace's operations replayed, summed over its ranks
   # (a command substitution does not inherit set -e: hence the exit)
   rm -f "$dir/ops.json"
@@ -63,8 +51,8 @@ for pattern in msgrate stencil; do
   done
   ops1=$(ops "$dir/t1.nlt")
   ops10=$(ops "$dir/t10.nlt")
-  m1=$(peak_kib "$netloom" replay "$dir/t1.nlt")
-  m10=$(peak_kib "$netloom" replay "$dir/t10.nlt")
+  m1=$(bench_peak_kib bench_replay_memory.sh 2 "$netloom" replay "$dir/t1.nlt")
+  m10=$(bench_peak_kib bench_replay_memory.sh 2 "$netloom" replay "$dir/t10.nlt")
   ratio=$(python3 -c "print(f'{$m10 / $m1:.3f}')")
   echo "$pattern: $ops1 ops -> peak RSS $m1 KiB; $ops10 ops ($(du -k "$dir/t10.nlt" | cut -f1) KiB archive) -> peak RSS $m10 KiB; ratio $ratio"
   worst=$(python3 -c "print(max($worst, $ratio))")

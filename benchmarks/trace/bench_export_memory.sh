@@ -15,31 +15,19 @@ case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
 netloom=$1
 mk=$2
 iters=${3:-2000}
-for a in "NETLOOM:$netloom" "REPLAY_MKTRACE:$mk"; do
-  [ -f "${a#*:}" ] && [ -x "${a#*:}" ] ||
-    { echo "bench_export_memory.sh: ${a%%:*} '${a#*:}': not an executable" >&2; exit 2; }
-done
-case $iters in
-  '' | *[!0-9]* | 0*) echo "bench_export_memory.sh: ITERS '$iters': expected a positive integer" >&2; exit 2 ;;
-esac
+# shellcheck source=benchmarks/engine/bench_lib.sh
+. "$(dirname "$0")/../engine/bench_lib.sh"
+bench_exe bench_export_memory.sh NETLOOM "$netloom"
+bench_exe bench_export_memory.sh REPLAY_MKTRACE "$mk"
+bench_count bench_export_memory.sh ITERS "$iters"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0
 
-peak_kib() { # peak RSS (KiB) of one command, via getrusage of the child
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-if rc != 0:  # the command has said why on its standard error
-    sys.exit(f"bench_export_memory.sh: {' '.join(sys.argv[1:4])} failed (exit status {rc})")
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
-}
-
 declare -A m
 for ranks in 16 160; do
   "$mk" "$dir/t$ranks.nlt" msgrate "$ranks" "$iters" 16 8
-  m[$ranks]=$(peak_kib "$netloom" trace export "$dir/t$ranks.nlt" --otf2 "$dir/o$ranks")
+  m[$ranks]=$(bench_peak_kib bench_export_memory.sh 3 "$netloom" trace export "$dir/t$ranks.nlt" --otf2 "$dir/o$ranks")
   echo "$ranks ranks: $(du -k "$dir/t$ranks.nlt" | cut -f1) KiB archive, $(du -sk "$dir/o$ranks" | cut -f1) KiB OTF2 -> peak RSS ${m[$ranks]} KiB"
   rm -rf "$dir/o$ranks"
 done
