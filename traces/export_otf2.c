@@ -128,17 +128,7 @@ static const OTF2_FlushCallbacks flush_cbs = {.otf2_pre_flush = pre_flush, .otf2
  * cost (16,384 ranks, 2,048 communicators). */
 static const struct trace_comm *ex_comm(const struct trace_otf2_writer *w, uint32_t comm)
 {
-	uint32_t lo = 0, hi = w->n_comms;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (w->comms[mid].id == comm)
-			return &w->comms[mid];
-		if (w->comms[mid].id < comm)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return trace_comms_find(w->comms, w->n_comms, comm);
 }
 
 static uint32_t comm_size(const struct trace_otf2_writer *w, uint32_t comm)

@@ -232,7 +232,11 @@ struct trace_manifest {
 	uint64_t *rank_hash;   /* [n_ranks] */
 };
 
-/* The communicator with this id, or NULL (binary search: a manifest the
+/* The communicator with this id among comms[0..n), which are sorted by
+ * id, or NULL (binary search). */
+const struct trace_comm *trace_comms_find(const struct trace_comm *comms, size_t n, uint32_t id);
+
+/* The communicator with this id, or NULL (trace_comms_find: a manifest the
  * reader returns is sorted by id). */
 const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id);
 

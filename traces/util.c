@@ -272,19 +272,24 @@ int trace_comms_over_limit(struct nl_err *err, const char *where, uint64_t n_com
 		       where, (unsigned long long)n_comms, TRACE_REPLAY_MAX_COMMS);
 }
 
-const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id)
+const struct trace_comm *trace_comms_find(const struct trace_comm *comms, size_t n, uint32_t id)
 {
-	size_t lo = 0, hi = m->n_comms;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->comms[mid].id == id)
-			return &m->comms[mid];
-		if (m->comms[mid].id < id)
+		if (comms[mid].id == id)
+			return &comms[mid];
+		if (comms[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id)
+{
+	return trace_comms_find(m->comms, m->n_comms, id);
 }
 
 void trace_manifest_release(struct trace_manifest *m)
