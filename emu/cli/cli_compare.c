@@ -4,12 +4,16 @@
  *
  *   netloom compare STUDY.ini -o DIR [-j N]
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_compare_html.h"
@@ -132,6 +136,37 @@ static int compare_check_config(void *ctx, const struct config *cfg, struct nl_e
 	return cli_check_config_files(cfg, o->f, COMPARE_N_FILES, err);
 }
 
+/* Take DIR/.report.lock (flock, exclusive, waiting) for the renames that
+ * put the report in place: its descriptor, or -1 when the lock cannot be
+ * had (no such lock on the filesystem: ENOLCK, ENOSYS; a directory one
+ * cannot create a file in, where the renames fail and say why), and the
+ * report is then put in place unlocked, as before. Each file is renamed
+ * whole, but two compares writing one DIR at once (one study run twice,
+ * two studies sharing a cache) interleaved their three renames: a
+ * report.json of one beside an index.html of the other. Under the lock the
+ * last to finish leaves all three. Held for the renames alone (micro-
+ * seconds), so a second compare waits that long, never for the other's
+ * runs; a process killed holding it releases it. The file stays: removing
+ * it would let a waiter lock an unlinked file while a third makes a new
+ * one. A signal while waiting ends the command as one while staging does
+ * (out_staged_poll). */
+static int compare_lock(const char *dir)
+{
+	char p[4200];
+	snprintf(p, sizeof p, "%s/.report.lock", dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+		out_staged_poll();
+	}
+	return fd;
+}
+
 /* Write the report: its three files staged beside their places first,
  * renamed into place only once all three are written, so a write that
  * fails (a full disk) leaves the previous report whole rather than a new
@@ -152,6 +187,7 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 		rc = out_stage_registered(path[1], md, strlen(md), &tmp[1], err);
 	if (rc == 0)
 		rc = cli_compare_html(doc, dir, &tmp[2], err);
+	int lock = rc == 0 ? compare_lock(dir) : -1;
 	for (size_t i = 0; rc == 0 && i < COMPARE_N_FILES; i++) {
 		rc = out_commit(&tmp[i], path[i], err);
 		if (rc < 0 && i > 0) {
@@ -161,6 +197,8 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 				compare_files[0], i > 1 ? " and " : "", i > 1 ? compare_files[1] : "");
 		}
 	}
+	if (lock >= 0)
+		close(lock);
 	/* Forgotten only now: an interrupt before this point removes what
 	 * is still staged, and one during the renames waits for the last. */
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)

@@ -107,9 +107,14 @@ static void h_plot(struct html *h, const char *title, const char *body)
 		snprintf(why, sizeof why, "gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)");
 	} else {
 		char tmp[4200];
-		snprintf(tmp, sizeof tmp, "%s/.plot.svg.tmp", h->dir);
-		/* Registered while gnuplot writes it, so an interrupt does not
-		 * leave it in the report's directory (out_staged_add). */
+		/* A name of this process's own (mkstemp), made and registered
+		 * together (out_staged_mkstemp) so an interrupt does not leave
+		 * it in the report's directory: the one fixed name, .plot.svg.tmp,
+		 * was shared by every compare writing to DIR, and two at once
+		 * (one study run twice, two studies sharing a cache) truncated,
+		 * read and removed each other's plot: a page with a plot "not
+		 * drawn", or with the other study's. */
+		snprintf(tmp, sizeof tmp, "%s/.plot.svg.tmpXXXXXX", h->dir);
 		char *script = NULL;
 		size_t script_len = 0;
 		FILE *p = open_memstream(&script, &script_len);
@@ -120,9 +125,13 @@ static void h_plot(struct html *h, const char *title, const char *body)
 			fprintf(p, "\n%s\n", body);
 		}
 		struct nl_err re = {0};
-		if (!p || fclose(p) != 0 || out_staged_add(tmp, &re) < 0) {
+		int mk_errno = 0, fd = -1;
+		if (!p || fclose(p) != 0 || (fd = out_staged_mkstemp(tmp, false, &mk_errno, &re)) == NL_ENOMEM) {
 			snprintf(why, sizeof why, "out of memory");
+		} else if (fd < 0) {
+			snprintf(why, sizeof why, "cannot create its temporary file in %s: %s", h->dir, strerror(mk_errno));
 		} else {
+			close(fd); /* gnuplot's shell opens it again by name */
 			if (cli_gnuplot_run(script, tmp, &re) < 0) {
 				snprintf(why, sizeof why, "%s", re.msg);
 			} else if (out_read_svg(tmp, tmp, &svg, &len, &re) < 0) {

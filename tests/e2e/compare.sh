@@ -172,7 +172,7 @@ for _ in $(seq 1 1200); do [ -s "$dir/gp.pid" ] && break; sleep 0.1; done
 kill -TERM "$cpid"; wait "$cpid"; rc=$?
 [ -s "$dir/gp.pid" ] && kill "$(cat "$dir/gp.pid")" 2> /dev/null
 expect_eq "interrupted while staged: exit status" "$rc" 143
-expect_eq "interrupted while staged: files left" "$(cd "$dir/intr" && ls -A | tr '\n' ' ')" "cache index.html report.json report.md "
+expect_eq "interrupted while staged: files left" "$(cd "$dir/intr" && LC_ALL=C ls -A | tr '\n' ' ')" ".report.lock cache index.html report.json report.md "
 cmp -s "$dir/a/report.json" "$dir/intr/report.json" || fail "interrupted while staged: the previous report.json changed"
 # gnuplot exits 0 after a failed write (a full disk), its SVG cut
 # mid-element: each plot is a note saying so; the cut SVG was pasted into
@@ -694,7 +694,7 @@ expect_eq "write fails" "$rc:$out" "1:netloom compare: -o: $dir/w/index.html: wr
 for f in report.json report.md index.html; do
   cmp -s "$dir/w/$f" "$dir/w0/$f" || fail "write fails: $f replaced"
 done
-expect_eq "write fails: files" "$(ls -A "$dir/w" | tr '\n' ' ')" "cache index.html report.json report.md "
+expect_eq "write fails: files" "$(LC_ALL=C ls -A "$dir/w" | tr '\n' ' ')" ".report.lock cache index.html report.json report.md "
 
 # Only the weights' ratios matter: both workloads at 1e308 (whose sum is
 # inf) or 4e-324 (whose products with a logarithm are 0) give the relative
