@@ -293,6 +293,13 @@ void trace_stream_abort(struct trace_stream_writer *w);
  * archive's bytes depend only on the manifest and the ops. */
 int trace_archive_write(const char *path, const struct trace_manifest *m,
 			const char *const *stream_paths, struct nl_err *err);
+/* trace_archive_write with its temporary file hidden, DIR/.NAME.tmpXXXXXX
+ * beside DIR/NAME instead of DIR/NAME.tmpXXXXXX: the recorder's, whose
+ * stream files are dot files too, so a rank 0 killed while it writes
+ * (SIGKILL, mpirun ending the job) leaves nothing shown beside the
+ * archives (docs/recorder.md, "Failures"). */
+int trace_archive_write_hidden(const char *path, const struct trace_manifest *m, const char *const *stream_paths,
+			       struct nl_err *err);
 
 /* --- reading ------------------------------------------------------------- */
 

@@ -655,6 +655,7 @@ struct trace_afile {
 	int fd;
 	char *tmp;  /* PATH.tmpXXXXXX (of the real file a link names), staged */
 	char *path;
+	bool is_hidden; /* set by the caller before open: tmp is DIR/.NAME.tmpXXXXXX (the recorder's) */
 };
 int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err);
 int trace_afile_write(struct trace_afile *f, const void *data, size_t len, struct nl_err *err);

@@ -126,7 +126,7 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 	 * renamed over it (trace_afile_commit), so the link stays. */
 	size_t plen = strlen(real);
 	f->path = trace_strdup(path);
-	f->tmp = malloc(plen + 16);
+	f->tmp = malloc(plen + 17);
 	if (!f->path || !f->tmp) {
 		free(real);
 		free(f->path);
@@ -134,7 +134,13 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 		f->path = f->tmp = NULL; /* a failed open leaves nothing to abort */
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
-	snprintf(f->tmp, plen + 16, "%s.tmpXXXXXX", real);
+	/* Hidden (a dot before the file's name), as the recorder's stream
+	 * files are: what a process killed while writing leaves (SIGKILL,
+	 * mpirun's end of a job) is a dot file, not NAME.tmpXXXXXX shown
+	 * beside the archives. */
+	const char *base = strrchr(real, '/');
+	size_t dlen = base ? (size_t)(base + 1 - real) : 0;
+	snprintf(f->tmp, plen + 17, "%.*s%s%s.tmpXXXXXX", (int)dlen, real, f->is_hidden ? "." : "", real + dlen);
 	free(real);
 	/* Registered as a template that mkstemp fills in place, so a
 	 * SIGINT/SIGTERM removes the file (core/staged.h) from the moment it
@@ -186,6 +192,11 @@ int trace_afile_commit(struct trace_afile *f, struct nl_err *err)
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", f->path);
 	if (!rc) {
 		target[strlen(f->tmp) - strlen(".tmpXXXXXX")] = '\0';
+		if (f->is_hidden) { /* less the dot before the name */
+			char *base = strrchr(target, '/');
+			base = base ? base + 1 : target;
+			memmove(base, base + 1, strlen(base));
+		}
 		/* mkstemp makes 0600; archives are ordinary files. */
 		fchmod(f->fd, out_file_mode(target));
 	}

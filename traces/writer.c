@@ -801,11 +801,11 @@ static void ws_header(uint8_t hdr[TRACE_HEADER_SIZE], const struct trace_manifes
 /* The archive written atomically (trace_afile): header, metadata block,
  * then each rank's stream frames. */
 static int ws_write(const char *path, const struct trace_manifest *m, const char *const *stream_paths,
-		    const struct trace_stream_summary *si, bool written, const uint8_t *hdr, const uint8_t *meta,
-		    size_t meta_len, struct nl_err *err)
+		    const struct trace_stream_summary *si, bool written, bool is_hidden, const uint8_t *hdr,
+		    const uint8_t *meta, size_t meta_len, struct nl_err *err)
 {
 	enum { COPY_BUF = 1 << 20 };
-	struct trace_afile af = {.fd = -1};
+	struct trace_afile af = {.fd = -1, .is_hidden = is_hidden};
 	struct copy_src src = {.fd = -1};
 	uint8_t *buf = malloc(COPY_BUF), *obuf = malloc(COPY_BUF);
 	int rc;
@@ -836,9 +836,8 @@ out:
 	return rc;
 }
 
-int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
-				const char *const *stream_paths,
-				const struct trace_stream_summary *written, struct nl_err *err)
+static int ws_archive(const char *path, const struct trace_manifest *m, const char *const *stream_paths,
+		      const struct trace_stream_summary *written, bool is_hidden, struct nl_err *err)
 {
 	struct trace_stream_summary *scanned = NULL;
 	const struct trace_stream_summary *si = written;
@@ -872,10 +871,23 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 	    (rc = ws_meta_block(path, m, comms, n_comms, si, &meta, &meta_len, err)))
 		goto out;
 	ws_header(hdr, m, si, meta, meta_len);
-	rc = ws_write(path, m, stream_paths, si, written != NULL, hdr, meta, meta_len, err);
+	rc = ws_write(path, m, stream_paths, si, written != NULL, is_hidden, hdr, meta, meta_len, err);
 out:
 	free(meta);
 	free(scanned);
 	free(comms);
 	return rc;
+}
+
+int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
+				const char *const *stream_paths,
+				const struct trace_stream_summary *written, struct nl_err *err)
+{
+	return ws_archive(path, m, stream_paths, written, false, err);
+}
+
+int trace_archive_write_hidden(const char *path, const struct trace_manifest *m, const char *const *stream_paths,
+			       struct nl_err *err)
+{
+	return ws_archive(path, m, stream_paths, NULL, true, err);
 }

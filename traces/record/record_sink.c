@@ -178,5 +178,5 @@ void rec_sink_abort(void)
 int rec_sink_archive(const char *path, const struct trace_manifest *m,
 		     const char *const *stream_paths)
 {
-	return trace_archive_write(path, m, stream_paths, &rec_sink_err);
+	return trace_archive_write_hidden(path, m, stream_paths, &rec_sink_err);
 }
