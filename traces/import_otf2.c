@@ -65,10 +65,17 @@ static int cmp_comm_key(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+static int cmp_comm_ref(const void *a, const void *b)
+{
+	uint64_t x = ((const struct otf2_comm_key *)a)->ref, y = ((const struct otf2_comm_key *)b)->ref;
+	return (x > y) - (x < y);
+}
+
 /* The first communicator defined with ref, as a scan in definition order
- * finds it, but by binary search over comm_keys: the events look one up
- * for most MPI records, and a scan cost O(communicators) each (a tiled
- * trace has thousands). */
+ * finds it, but by binary search over comm_keys (one key per ref, its
+ * first definition's: map_comms): the events look one up for most MPI
+ * records, and a scan cost O(communicators) each (a tiled trace has
+ * thousands). */
 const struct otf2_comm *otf2_comm_find(const struct otf2_defs *d, uint64_t ref)
 {
 	if (!d->comm_keys) {
@@ -77,15 +84,9 @@ const struct otf2_comm *otf2_comm_find(const struct otf2_defs *d, uint64_t ref)
 				return &d->comms[i];
 		return NULL;
 	}
-	uint32_t lo = 0, hi = d->n_comms;
-	while (lo < hi) { /* the first key with ref >= ref: the lowest index among equal refs */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (d->comm_keys[mid].ref < ref)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->n_comms && d->comm_keys[lo].ref == ref ? &d->comms[d->comm_keys[lo].i] : NULL;
+	struct otf2_comm_key key = {.ref = ref};
+	const struct otf2_comm_key *k = bsearch(&key, d->comm_keys, d->n_comm_keys, sizeof key, cmp_comm_ref);
+	return k ? &d->comms[k->i] : NULL;
 }
 
 int otf2_skip(struct otf2_import *im, const char *name, const char *why, bool fatal)
@@ -406,7 +407,13 @@ static int map_comms(struct otf2_import *im)
 			return nl_errf(im->err, NL_ENOMEM, "out of memory");
 		for (uint32_t i = 0; i < d->n_comms; i++)
 			d->comm_keys[i] = (struct otf2_comm_key){.ref = d->comms[i].ref, .i = i};
+		/* By ref, then definition order; a ref defined twice keeps
+		 * its first definition's key only. */
 		qsort(d->comm_keys, d->n_comms, sizeof *d->comm_keys, cmp_comm_key);
+		d->n_comm_keys = 1;
+		for (uint32_t i = 1; i < d->n_comms; i++)
+			if (d->comm_keys[i].ref != d->comm_keys[d->n_comm_keys - 1].ref)
+				d->comm_keys[d->n_comm_keys++] = d->comm_keys[i];
 	}
 	return 0;
 }

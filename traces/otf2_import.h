@@ -70,12 +70,14 @@ struct otf2_defs {
 		uint32_t size;      /* members; 1 for self */
 	} *comms;
 	uint32_t n_comms;
-	/* comms by (ref, index), for otf2_comm_find's binary search; built by
-	 * the import once the definitions are read (NULL before). */
+	/* One key per ref, sorted by ref, pointing at its first definition in
+	 * comms, for otf2_comm_find's binary search; built by the import once
+	 * the definitions are read (NULL before). */
 	struct otf2_comm_key {
 		uint64_t ref;
 		uint32_t i;         /* index in comms */
 	} *comm_keys;
+	uint32_t n_comm_keys;
 	/* netloom communicators >= 2, as the manifest lists them. */
 	struct trace_comm *nl_comms;
 	uint32_t n_nl_comms;
