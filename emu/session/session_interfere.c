@@ -328,23 +328,6 @@ static json_t *ifr_links_json(struct ifr *x, const struct net_job_use *use, size
 	return o;
 }
 
-/* A source that notes whether it failed: an error app_run returns is then
- * known to be the trace's (a frame that does not decompress), not the
- * network's, and is named at the workload's key 'trace'. */
-struct ifr_watch {
-	struct app_source inner;
-	bool failed;
-};
-
-static int ifr_watch_next(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err)
-{
-	struct ifr_watch *w = ctx;
-	int rc = w->inner.next(w->inner.ctx, rank, op, err);
-	if (rc < 0)
-		w->failed = true;
-	return rc;
-}
-
 /* Replay jobs [first, first + n) together on a fresh network; shared: also
  * count link use per job. pg: this run's progress, or NULL. What it
  * writes in *x is its own (each job's alone or shared measures; the links,
@@ -361,7 +344,6 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	uint32_t base[PLACE_MAX_JOBS + 1];
 	uint64_t start[PLACE_MAX_JOBS];
 	uint32_t *rank_ep = NULL;
-	struct ifr_watch watch = {0};
 	int rc = net_backend_new(x->ops, &x->s->cfg, x->t, &net, err);
 	if (rc == 0) /* cable_latency applies here as in a replay */
 		rc = session_cable_set(x->s, net, x->cable_ps, err);
@@ -386,10 +368,7 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 		 * names an op it refuses as a replay does ("PATH: rank R op
 		 * N ...") and passes the reader's own errors, which name the
 		 * path and rank, as they are. */
-		watch.inner = src[0];
 		all = src[0];
-		all.next = ifr_watch_next;
-		all.ctx = &watch;
 		all.name = alone->trace;
 	} else if (rc == 0 && n == 1)
 		all = src[0];
@@ -426,7 +405,7 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 		 * as a trace that does not open is. Each job runs alone before
 		 * the shared run and a failure is the first run's in that
 		 * order (ifr_run_all), so a bad trace is always found here. */
-		if (rc < 0 && alone && (watch.failed || rc == NL_EFORMAT))
+		if (rc < 0 && alone && (app_archive_source_failed(as[0]) || rc == NL_EFORMAT))
 			rc = nl_err_prefix(err, "%s:%d: [job %s] key 'trace'", x->path, alone->trace_line, alone->name);
 		else if (rc < 0)
 			rc = shared ? nl_err_prefix(err, "all jobs together")
