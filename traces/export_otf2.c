@@ -725,10 +725,6 @@ static void warn_kinds(const uint64_t *n, const char *how, const char *import, t
 		}
 }
 
-/* Every file is checked as it is closed: OTF2 writes its buffers then,
- * and a write that fails there (a full disk) must not leave a cut archive
- * renamed into place with status 0. Whatever fails, DIR is not made:
- * trace_otf2_writer_free removes the temporary directory. */
 /* Rank r's ProgramEnd at its last time, and its event writer closed:
  * OTF2 writes the location's buffered events to its file then. */
 static void ex_rank_end(struct trace_otf2_writer *w, uint32_t r)
@@ -745,6 +741,10 @@ static void ex_rank_end(struct trace_otf2_writer *w, uint32_t r)
 	otf2_check(w, e, "events");
 }
 
+/* Every file is checked as it is closed: OTF2 writes its buffers then,
+ * and a write that fails there (a full disk) must not leave a cut archive
+ * renamed into place with status 0. Whatever fails, DIR is not made:
+ * trace_otf2_writer_free removes the temporary directory. */
 int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err)
 {
 	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++)
