@@ -6,7 +6,8 @@
 # archive's path (an earlier run's) as it was, and the cleaning command
 # the doc gives removes it. The kill: rename_kill.so, preloaded, ends
 # rank 0 by SIGKILL just before the temporary archive is renamed into
-# place. Without the kill the run writes t.nlt and leaves nothing.
+# place. Without the kill the run writes t.nlt and leaves nothing. A
+# stream shipped to rank 0 leaves its copy, hidden as well.
 # usage: record-killed.sh RECORDER_SO RENAME_KILL_SO PROGRAM   (exit 77: no mpirun)
 set -uo pipefail
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
@@ -43,4 +44,18 @@ rc=$?
 # The doc's cleaning command, in the archive's folder.
 (cd killed && rm -f .t.nlt.*.stream .t.nlt.tmp*)
 [ "$(list killed)" = "t.nlt " ] || fail "killed: after the doc's rm, files '$(list killed)'"
+
+# The same with rank 1's stream shipped to rank 0 (ranks on other hosts):
+# its copy stays too, hidden and named with the run's tag, as the streams
+# (it was t.nlt.r1.xfer, shown, and one name for every run).
+mkdir shipped
+printf 'an earlier run\n' >shipped/t.nlt
+env NETLOOM_TRACE="$tmp/shipped/t.nlt" NETLOOM_TRACE_FORCE_TRANSFER=1 NL_TEST_KILL_RENAME=t.nlt \
+  timeout 120 mpirun -np 2 env LD_PRELOAD="$kill_so:$lib" "$prog" >shipped.out 2>shipped.err </dev/null
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "shipped: exit $rc, expected mpirun's for a killed rank: $(head -5 shipped.err)"
+[ "$(list shipped)" = ".t.nlt.RUN.r0.stream .t.nlt.RUN.r1.xfer .t.nlt.tmpXXXXXX t.nlt " ] ||
+  fail "shipped: files '$(list shipped)', expected '.t.nlt.RUN.r0.stream .t.nlt.RUN.r1.xfer .t.nlt.tmpXXXXXX t.nlt '"
+(cd shipped && rm -f .t.nlt.*.stream .t.nlt.*.xfer .t.nlt.tmp*)
+[ "$(list shipped)" = "t.nlt " ] || fail "shipped: after the doc's rm, files '$(list shipped)'"
 echo "record-killed: OK"

@@ -372,6 +372,7 @@ static void rec_stop(void)
 		.out_path = rec.out_path,
 		.out_shown = rec.out_shown,
 		.stream_path = rec.stream_path,
+		.run_tag = rec.run_tag,
 		.start_unix = rec.start_unix,
 		.application = rec.application,
 		.command_line = rec.command_line,
@@ -450,20 +451,42 @@ const char *rec_version(void)
 	return REC_NAME " " NETLOOM_VERSION;
 }
 
+/* Unlink dir's files named prefix...suffix (the run's, prefix being
+ * ".NAME.<run>.r"), with path as scratch. */
+static void rec_remove_run_files(const char *dir, const char *prefix, const char *suffix, char *path, size_t cap)
+{
+	size_t n_pre = strlen(prefix), n_suf = strlen(suffix);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, n_pre) == 0 && len > n_pre + n_suf &&
+		    strcmp(e->d_name + len - n_suf, suffix) == 0 &&
+		    (size_t)snprintf(path, cap, "%s/%s", dir, e->d_name) < cap)
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* MPI_Abort ends every rank at once, with no MPI_Finalize and no exit
  * handlers (rec_atexit): no archive can be written, and each rank's stream
  * file stayed behind, hidden, without a word. The rank that calls it
  * removes every stream file of this run in the stream folder, its own and
  * those of the ranks about to be ended (one run tag: no other run's), and
- * says so once. Ranks on other hosts without a shared folder keep theirs
+ * the run's copies of shipped streams (.NAME.<run>.r<rank>.xfer, rank 0's
+ * in MPI_Finalize: record_finalize.c) in the archive's folder, and says
+ * so once. Ranks on other hosts without a shared folder keep theirs
  * (docs/recorder.md, section Failures). An open file unlinked under a
  * still-running rank is harmless: it disappears when the rank ends. */
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
 	if (rec.is_sink_open) {
-		char dir[PATH_MAX], prefix[PATH_MAX];
+		char dir[PATH_MAX], out_dir[PATH_MAX], prefix[PATH_MAX];
 		const char *slash = strrchr(rec.stream_path, '/');
 		const char *r = strrchr(rec.stream_path, '.');
+		const char *out_slash = strrchr(rec.out_path, '/'); /* absolute (rec_paths) */
 
 		rec_sink_abort();
 		rec.is_sink_open = false;
@@ -479,18 +502,14 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 			size_t n_pre = (size_t)(r - slash - 1) + 1; /* ".NAME.<run>.r" */
 			memcpy(prefix, slash + 1, n_pre);
 			prefix[n_pre] = '\0';
-			DIR *d = opendir(dir);
-			struct dirent *e;
-			while (d && (e = readdir(d))) {
-				size_t len = strlen(e->d_name);
-				if (strncmp(e->d_name, prefix, n_pre) == 0 && len > n_pre + 7 &&
-				    strcmp(e->d_name + len - 7, ".stream") == 0 &&
-				    (size_t)snprintf(rec.stream_path, sizeof rec.stream_path, "%s/%s", dir,
-						     e->d_name) < sizeof rec.stream_path)
-					unlink(rec.stream_path);
+			if (out_slash) {
+				size_t n_out = (size_t)(out_slash - rec.out_path);
+				memcpy(out_dir, rec.out_path, n_out);
+				out_dir[n_out] = '\0';
+				rec_remove_run_files(out_slash == rec.out_path ? "/" : out_dir, prefix, ".xfer",
+						     rec.stream_path, sizeof rec.stream_path);
 			}
-			if (d)
-				closedir(d);
+			rec_remove_run_files(n_dir ? dir : "/", prefix, ".stream", rec.stream_path, sizeof rec.stream_path);
 			rec_say("rank %d called MPI_Abort: no trace written; the run's stream files in '%s' removed",
 				rec.rank, dir);
 		}

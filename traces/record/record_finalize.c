@@ -13,6 +13,8 @@
  */
 #include "traces/record/record_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,12 +132,12 @@ static void rec_xfer_send(const char *path, MPI_Comm priv)
 	free(buf);
 }
 
-/* Rank 0: receive rank r's stream into `path`; 0 or -1. */
-static int rec_xfer_recv(int r, const char *path, MPI_Comm priv)
+/* Rank 0: receive rank r's stream into f, which it closes (NULL: the
+ * messages received all the same, and nothing kept); 0 or -1. */
+static int rec_xfer_recv(int r, FILE *f, MPI_Comm priv)
 {
 	uint64_t size = 0;
 	char *buf = malloc(REC_XFER_CHUNK);
-	FILE *f = fopen(path, "wb");
 	int rc = 0;
 
 	PMPI_Recv(&size, 1, MPI_UINT64_T, r, REC_TAG_XFER, priv, MPI_STATUS_IGNORE);
@@ -303,19 +305,40 @@ static void rec_gather_release(struct rec_gather *g, int n)
 }
 
 /* Rank 0: a stream it cannot read is shipped to it and read from a copy
- * beside the archive. */
+ * beside the archive, DIR/.NAME.<run>.r<rank>.xfer: hidden, as the
+ * streams, and named with the run's tag, so two recordings finishing in
+ * one folder at once (or one killed there before) do not share a copy.
+ * Made with O_EXCL: a file already there is not the run's, and is left
+ * as it is (the stream is then not fetched, said once here). */
 static void rec_fetch_stream(struct rec_run *run, struct rec_gather *g, int r)
 {
-	size_t len = strlen(run->out_path) + 32;
+	const char *slash = strrchr(run->out_path, '/'); /* absolute: one is there */
+	size_t len = strlen(run->out_path) + strlen(run->run_tag) + 32;
+	char *p = malloc(len);
+	int fd = -1, e = ENOMEM;
+	FILE *f = NULL;
 
 	g->is_xfer[r] = true;
-	g->xfer[r] = malloc(len);
-	if (g->xfer[r])
-		snprintf(g->xfer[r], len, "%s.r%d.xfer", run->out_path, r);
-	if (rec_xfer_recv(r, g->xfer[r] ? g->xfer[r] : "/dev/null", run->priv) < 0 && g->xfer[r]) {
-		unlink(g->xfer[r]);
-		free(g->xfer[r]);
-		g->xfer[r] = NULL;
+	if (p && slash) {
+		snprintf(p, len, "%.*s/.%s.%s.r%d.xfer", (int)(slash - run->out_path), run->out_path, slash + 1,
+			 run->run_tag, r);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		e = errno;
+	}
+	if (fd >= 0 && !(f = fdopen(fd, "wb"))) {
+		e = errno;
+		close(fd);
+		unlink(p);
+		fd = -1;
+	}
+	if (fd < 0)
+		rec_say("cannot create '%s' for rank %d's stream: %s", p ? p : run->out_path, r, strerror(e));
+	if (rec_xfer_recv(r, f, run->priv) == 0 && f) {
+		g->xfer[r] = p;
+	} else {
+		if (f)
+			unlink(p);
+		free(p);
 	}
 	g->paths[r] = g->xfer[r] ? g->xfer[r] : (char *)"";
 }

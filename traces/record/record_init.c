@@ -267,12 +267,6 @@ static void rec_check_folders(const char *out, const char *tmp, char *bad, size_
 	rec_check_folder("NETLOOM_TRACE", out, dir, bad, cap);
 }
 
-/* The run tag in the stream files' names: rank 0's pid and clock, at a
- * fixed width so that the longest name the run creates is known before
- * the tag is (rec_check_name_length), not dependent on the pid. */
-#define REC_RUN_TAG_FMT "%016llx-%016llx"
-#define REC_RUN_TAG_LEN 33
-
 /* The archive's name (NETLOOM_TRACE, or "<app>-<np>.nlt") against the
  * longest file name the run creates from it in folder: the last rank's
  * stream ".NAME.<run>.r<rank>.stream" (rank 0's ".xfer" copies and the
@@ -459,7 +453,7 @@ static void rec_start(int provided)
 		uint64_t tag_pid, tag_ns, start_unix, bad_hash;
 		int32_t is_multiple;
 	} agree = {0};
-	char run_tag[64], bad[2 * PATH_MAX], cpu_mode;
+	char bad[2 * PATH_MAX], cpu_mode;
 
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &rec.rank) != MPI_SUCCESS ||
 	    PMPI_Comm_size(MPI_COMM_WORLD, &rec.size) != MPI_SUCCESS ||
@@ -504,12 +498,12 @@ static void rec_start(int provided)
 	rec.is_cpu_time = cpu_mode == 'y'   ? true
 			  : cpu_mode == 'n' ? false
 					    : !rec.cores_per_host || rec.ranks_per_host > rec.cores_per_host;
-	snprintf(run_tag, sizeof run_tag, REC_RUN_TAG_FMT, (unsigned long long)agree.tag_pid,
+	snprintf(rec.run_tag, sizeof rec.run_tag, REC_RUN_TAG_FMT, (unsigned long long)agree.tag_pid,
 		 (unsigned long long)agree.tag_ns);
 	rec_read_machine();
 	rec_read_mpi_library();
 	rec.is_active = true; /* from here on, failures go through rec_fail */
-	if (rec_paths(run_tag, rec.rank) < 0) {
+	if (rec_paths(rec.run_tag, rec.rank) < 0) {
 		rec_fail("output path too long (NETLOOM_TRACE)");
 		return;
 	}

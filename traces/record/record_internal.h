@@ -116,6 +116,12 @@ void rec_mprobe_teardown(void);
 /* --- core (record.c) ------------------------------------------------------ */
 
 #define REC_STR_MAX 4096
+/* The run tag in the names of the run's files (streams, rank 0's .xfer
+ * copies): rank 0's pid and clock, agreed at MPI_Init, at a fixed width so
+ * that the longest name the run creates is known before the tag is
+ * (record_init.c rec_check_name_length), not dependent on the pid. */
+#define REC_RUN_TAG_FMT "%016llx-%016llx"
+#define REC_RUN_TAG_LEN 33
 #define REC_POLL_REQS_MAX 64 /* longer request lists are never folded */
 
 /* The recorder's process-wide state: rec, below. */
@@ -146,6 +152,7 @@ struct rec_state {
 	char out_path[PATH_MAX];
 	char out_shown[PATH_MAX]; /* out_path as given (NETLOOM_TRACE or the default name) */
 	char stream_path[PATH_MAX];
+	char run_tag[REC_RUN_TAG_LEN + 1]; /* the run's, in its files' names */
 	char application[256];
 	char command_line[REC_STR_MAX];
 	char machine[512];
@@ -255,6 +262,7 @@ struct rec_run {
 	const char *out_path;       /* archive path (rank 0's view matters), absolute */
 	const char *out_shown;      /* the same as given, for the "wrote" line */
 	const char *stream_path;    /* this rank's stream file */
+	const char *run_tag;        /* the run's tag (REC_RUN_TAG_FMT), in rank 0's .xfer names */
 	bool is_ok;                 /* this rank recorded everything */
 	uint64_t n_ops, n_bytes, hash; /* from trace_stream_close */
 	double runtime_s;           /* MPI_Init return to MPI_Finalize entry */
