@@ -42,17 +42,13 @@ int live_record_open(struct live_server *s, struct nl_err *err)
 {
 	if (!s->o->record_path)
 		return 0;
-	for (uint32_t r = 0; r < s->n; r++) {
-		struct live_rank *rk = &s->ranks[r];
-		size_t len = strlen(s->o->record_path) + 32;
-		rk->w_path = malloc(len);
-		if (!rk->w_path)
-			return nl_errf(err, NL_ENOMEM, "live: out of memory");
-		snprintf(rk->w_path, len, "%s.rank%" PRIu32 ".tmp", s->o->record_path, r);
-		/* Registered before it exists: a second signal removes it (serve.c). */
-		NL_CHECK(out_staged_add(rk->w_path, err));
-		NL_CHECK(trace_stream_open(&rk->w, r, rk->w_path, err));
-	}
+	/* Each stream a hidden file of a name no other server has
+	 * (.ARCHIVE.r<rank>.tmpXXXXXX): two servers recording into one
+	 * folder, even to one archive, do not share them, and what a
+	 * killed server leaves is not shown beside the archives. Registered
+	 * as made: a second signal removes them (serve.c). */
+	for (uint32_t r = 0; r < s->n; r++)
+		NL_CHECK(trace_stream_open_temp(&s->ranks[r].w, r, s->o->record_path, &s->ranks[r].w_path, err));
 	return 0;
 }
 
@@ -118,7 +114,8 @@ int live_record_close(struct live_server *s, struct nl_err *err)
 		if (rc < 0)
 			live_record_err(s, r, rc, err);
 	}
-	if (rc == 0 && (rc = trace_archive_write(s->o->record_path, &m, paths, err)) < 0)
+	/* Its temporary file hidden too, as the streams: .ARCHIVE.tmpXXXXXX. */
+	if (rc == 0 && (rc = trace_archive_write_hidden(s->o->record_path, &m, paths, err)) < 0)
 		live_record_err(s, LIVE_NONE, rc, err);
 out:
 	for (uint32_t r = 0; r < s->n; r++)

@@ -277,6 +277,16 @@ int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char 
 /* The same with explicit parameters (opts NULL = defaults). */
 int trace_stream_open_opts(struct trace_stream_writer **w, uint32_t rank, const char *path,
 			   const struct trace_write_opts *opts, struct nl_err *err);
+/* trace_stream_open on a new file of its own beside `near` (an archive's
+ * path): DIR/.NAME.r<rank>.tmpXXXXXX, hidden, a name no other process has
+ * (mkstemp), registered as staged (core/staged.h) as it is made, so a
+ * SIGINT/SIGTERM handler removes it. *path gets the name, malloc'd: the
+ * caller owns it and keeps it, unmoved, until out_staged_remove(*path)
+ * (after trace_stream_close or _abort), then frees it. Errors: NL_EIO
+ * "NEAR: cannot create rank R's temporary stream file: ...", NL_ENOMEM,
+ * with nothing made or registered and *w, *path NULL. */
+int trace_stream_open_temp(struct trace_stream_writer **w, uint32_t rank, const char *near, char **path,
+			   struct nl_err *err);
 int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op, struct nl_err *err);
 /* Flush and close; reports ops, encoded bytes and hash for the manifest. */
 int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t *n_bytes,

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <zstd.h>
 
 #include "core/error.h"
+#include "core/staged.h"
 
 struct trace_stream_writer {
 	FILE *f;
@@ -184,6 +186,38 @@ int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char 
 		      struct nl_err *err)
 {
 	return trace_stream_open_opts(w, rank, path, NULL, err);
+}
+
+int trace_stream_open_temp(struct trace_stream_writer **w, uint32_t rank, const char *near, char **path,
+			   struct nl_err *err)
+{
+	const char *slash = strrchr(near, '/');
+	size_t dlen = slash ? (size_t)(slash + 1 - near) : 0, n = strlen(near) + 40;
+	char *p = malloc(n);
+	*w = NULL;
+	*path = NULL;
+	if (!p)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", near);
+	snprintf(p, n, "%.*s.%s.r%" PRIu32 ".tmpXXXXXX", (int)dlen, near, near + dlen, rank);
+	/* Made and registered in one step: no signal finds the file made
+	 * but not registered, or the name half filled in. */
+	int mk_errno;
+	int fd = out_staged_mkstemp(p, false, &mk_errno, err);
+	if (fd < 0) {
+		free(p);
+		if (fd == NL_ENOMEM)
+			return fd;
+		return nl_errf(err, NL_EIO, "%s: cannot create rank %" PRIu32 "'s temporary stream file: %s", near,
+			       rank, strerror(mk_errno));
+	}
+	int rc = trace_stream_open_fd(w, rank, fd, p, NULL, err);
+	if (rc < 0) {
+		out_staged_remove(p);
+		free(p);
+		return rc;
+	}
+	*path = p;
+	return 0;
 }
 
 /* Compress and write the open frame as one 'F' chunk. */

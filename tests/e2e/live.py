@@ -3790,6 +3790,76 @@ def signal_twice(d):
            'second signal: rc %d, left %s (staged before it: %s)' % (rc, left, staged))
 
 
+def case_record_concurrent(d):
+    """--record's per-rank streams are hidden files of names of the
+    server's own (.NAME.nlt.r<rank>.tmpXXXXXX, mkstemp), not NAME.nlt.rankN.tmp:
+    two servers recording into one folder at once, to two archives or to
+    one, do not share them (to one, a server's stream was truncated and
+    then removed by the other, and its archive lost), and a server killed
+    with SIGKILL leaves nothing shown beside the archives."""
+    stream = re.compile(r'\.(a|b|t)\.nlt\.r[01]\.tmp[A-Za-z0-9]{6}')
+
+    def serve(w, name, rec):
+        ep = 'ipc://%s/%s.sock' % (w, name)
+        err = os.path.join(w, name + '.err')
+        p = popen([NETLOOM, 'serve', '--ranks', '2', '--listen', ep, '--record', rec, '-s', 'backend=analytic',
+                   '-q'], stdout=subprocess.DEVNULL, stderr=open(err, 'w'))
+        t0 = time.time()
+        while not os.path.exists(ep[len('ipc://'):]):
+            if p.poll() is not None or time.time() - t0 > 10:
+                fail('server %s did not start: %s' % (name, open(err).read()))
+            time.sleep(0.02)
+        return p, ep, err
+
+    def run(w, name, srv):
+        p, ep, err = srv
+        res = clients([[RING, ep, str(r), '5', '64'] for r in range(2)], w, name + 'c')
+        rc = p.wait(TMO)
+        expect(rc == 0 and [c for c, _ in res] == [0, 0], '%s: server %d %s, clients %s' % (name, rc,
+                                                                                         open(err).read(), res))
+
+    def verify(path, what):
+        r = subprocess.run([NETLOOM, 'trace', 'info', '--json', path], capture_output=True, text=True, timeout=TMO)
+        v = subprocess.run([NETLOOM, 'trace', 'verify', path], capture_output=True, text=True, timeout=TMO)
+        expect(r.returncode == 0 and json.loads(r.stdout)['ranks'] == 2 and v.returncode == 0,
+               '%s: %s %s' % (what, r.stderr, v.stdout + v.stderr))
+
+    def dots(w):
+        return sorted(f for f in os.listdir(w) if f.startswith('.'))
+
+    for case, names in (('two', ('a', 'b')), ('one', ('t', 't'))):
+        w = os.path.join(d, case)
+        os.mkdir(w)
+        recs = [os.path.join(w, n + '.nlt') for n in names]
+        srvs = [serve(w, 's%d' % i, recs[i]) for i in range(2)]
+        # Both servers' streams exist now, side by side: four, hidden,
+        # none shared.
+        made = dots(w)
+        expect(len(made) == 4 and all(stream.fullmatch(f) for f in made) and
+               not [f for f in os.listdir(w) if 'tmp' in f and not f.startswith('.')],
+               '%s: files while both serve: %s' % (case, sorted(os.listdir(w))))
+        run(w, case + '0', srvs[0])
+        verify(recs[0], '%s: the first server\'s archive' % case)
+        if case == 'one':  # the first server's, before the second's replaces it
+            os.rename(recs[0], recs[0] + '.first')
+            verify(recs[0] + '.first', 'one: the first server\'s archive')
+        run(w, case + '1', srvs[1])
+        verify(recs[1], '%s: the second server\'s archive' % case)
+        expect(dots(w) == [], '%s: left %s' % (case, dots(w)))
+    # Killed (SIGKILL: no handler runs): its streams stay, hidden, and the
+    # doc's command removes them (docs/live.md, "Recording").
+    w = os.path.join(d, 'killed')
+    os.mkdir(w)
+    p, ep, err = serve(w, 'k', os.path.join(w, 't.nlt'))
+    p.kill()
+    p.wait(TMO)
+    shown = sorted(f for f in os.listdir(w) if not f.startswith('.') and f not in ('k.err', 'k.sock'))
+    expect(shown == [] and len(dots(w)) == 2 and all(stream.fullmatch(f) for f in dots(w)),
+           'killed: shown %s, hidden %s' % (shown, dots(w)))
+    subprocess.run('rm -f .t.nlt.r*.tmp*', shell=True, cwd=w, check=True)
+    expect(dots(w) == [], 'killed: after the doc\'s rm, %s' % dots(w))
+
+
 def case_zmq_on_demand(d):
     """libzmq is opened when the server starts, not linked (adapters/
     zmq_port.h): the binary loads no libzmq, and one that cannot be
