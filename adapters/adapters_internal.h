@@ -115,6 +115,7 @@ struct live_rank {
 	char last_bad[160];       /* the last refusal, for the eviction note */
 	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
 	char why[200];            /* what happened, for the report */
+	bool is_evicted_absent;   /* evicted before it ever connected */
 	uint64_t declared_ps;     /* sum of the COMPUTE durations accepted (<= LIVE_TIME_MAX_PS) */
 	uint32_t *open;           /* seqs of its isends/irecvs not yet named by a WAIT or WAITALL, ascending */
 	uint32_t n_open, cap_open;
@@ -228,6 +229,12 @@ const char *live_job_peer_check(const struct live_server *s, const char *what, u
 /* The report's per-job part: JSON array, and text lines on f. */
 struct json_t *live_jobs_json(const struct live_server *s);
 void live_jobs_text(const struct live_server *s, FILE *f);
+/* With two jobs or more, each must have had a rank finish, as the
+ * session must (serve.c live_none_finished): 0 when each did, else
+ * NL_ESTATE and one line naming the jobs none of whose ranks finished
+ * and why ("no rank finished in job 2 (ranks 4-7): none of its 4 ranks
+ * ever connected"), then `rec` (" (no --record archive written)" or ""). */
+int live_jobs_unfinished(const struct live_server *s, const char *rec, struct nl_err *err);
 
 /* serve_curve.c: CURVE server + ZAP handler, when --curve-key is given. */
 int live_curve_setup(struct live_server *s, struct nl_err *err); /* after the ROUTER exists, before bind */

@@ -642,15 +642,17 @@ static int live_serve_failed(struct live_server *s, int run_rc, char **msgs_tmp,
 /* Every rank evicted (none connected, typically): "every remaining rank
  * finished" holds vacuously, but a script must tell that from a session
  * that ran, and an archive of empty ranks replays to 0 s. A failure,
- * then: the report says why each went; no archive. 0 when a rank
- * finished. */
+ * then: the report says why each went; no archive. So is a job, under
+ * --jobs, of which no rank finished (its program never came): the
+ * session gave 0 for it (live_jobs_unfinished). 0 when a rank of each
+ * job finished. */
 static int live_none_finished(struct live_server *s, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
+	const char *rec = o->record_path ? " (no --record archive written)" : "";
 	for (uint32_t r = 0; r < s->n; r++)
 		if (s->ranks[r].state == LR_DONE)
-			return 0;
-	const char *rec = o->record_path ? " (no --record archive written)" : "";
+			return live_jobs_unfinished(s, rec, err);
 	/* Beside a trace, its ranks ran to their end and the report shows
 	 * their runtime: the line says the live ranks are the ones that did
 	 * not finish. */

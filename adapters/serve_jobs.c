@@ -96,6 +96,7 @@ const char *live_job_peer_check(const struct live_server *s, const char *what, u
 /* Counts over one job's ranks. */
 struct live_job_sum {
 	uint32_t lo, n, finished, evicted, absent;
+	uint32_t evicted_absent; /* of the evicted, those that never connected */
 	uint64_t refused, lost_to, lost_from;
 	bool has_finish;    /* some rank finished: finish_ps is the last one's */
 	uint64_t finish_ps;
@@ -110,6 +111,7 @@ static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
 		const struct live_rank *rk = &s->ranks[r];
 		t.finished += rk->state == LR_DONE;
 		t.evicted += rk->state == LR_EVICTED;
+		t.evicted_absent += rk->state == LR_EVICTED && rk->is_evicted_absent;
 		t.absent += rk->state == LR_ABSENT;
 		t.refused += rk->offences;
 		t.lost_to += rk->lost_to;
@@ -161,4 +163,61 @@ void live_jobs_text(const struct live_server *s, FILE *f)
 			j + 1, ranks, t.finished, t.evicted, t.absent, msgs, msgs == 1 ? "" : "s", t.refused,
 			t.refused == 1 ? "" : "s", fin);
 	}
+}
+
+/* "job 2 (ranks 4-7): none of its 4 ranks ever connected": why a job of
+ * which no rank finished did not, at the end of buf. */
+static void live_job_why(const struct live_job_sum *t, uint32_t j, char *buf, size_t cap)
+{
+	size_t at = strlen(buf);
+	if (at >= cap)
+		return;
+	char ranks[48];
+	if (t->n == 1)
+		snprintf(ranks, sizeof ranks, "rank %" PRIu32, t->lo);
+	else
+		snprintf(ranks, sizeof ranks, "ranks %" PRIu32 "-%" PRIu32, t->lo, t->lo + t->n - 1);
+	char why[96];
+	if (t->n == 1)
+		snprintf(why, sizeof why, "rank %" PRIu32 " %s", t->lo,
+			 t->evicted_absent ? "never connected" : "was evicted");
+	else if (t->evicted_absent == t->n)
+		snprintf(why, sizeof why, "none of its %" PRIu32 " ranks ever connected", t->n);
+	else if (t->evicted_absent)
+		snprintf(why, sizeof why, "all %" PRIu32 " ranks were evicted (%" PRIu32 " never connected)", t->n,
+			 t->evicted_absent);
+	else
+		snprintf(why, sizeof why, "all %" PRIu32 " ranks were evicted", t->n);
+	snprintf(buf + at, cap - at, "job %" PRIu32 " (%s): %s", j + 1, ranks, why);
+}
+
+/* Jobs named in full in the line of live_jobs_unfinished; more are counted. */
+#define LIVE_JOBS_NAMED 4u
+
+int live_jobs_unfinished(const struct live_server *s, const char *rec, struct nl_err *err)
+{
+	if (s->n_jobs < 2)
+		return 0;
+	char line[NL_ERR_MSG_MAX] = "";
+	uint32_t bad = 0;
+	for (uint32_t j = 0; j < s->n_jobs; j++) {
+		struct live_job_sum t = live_job_sum(s, j);
+		if (t.finished)
+			continue;
+		if (bad < LIVE_JOBS_NAMED) {
+			if (bad)
+				snprintf(line + strlen(line), sizeof line - strlen(line), "; ");
+			live_job_why(&t, j, line, sizeof line);
+		}
+		bad++;
+	}
+	if (!bad)
+		return 0;
+	char more[64] = "";
+	if (bad > LIVE_JOBS_NAMED)
+		snprintf(more, sizeof more, "; %" PRIu32 " more (the report gives every job)", bad - LIVE_JOBS_NAMED);
+	if (bad == 1)
+		return nl_errf(err, NL_ESTATE, "no rank finished in %s%s", line, rec);
+	return nl_errf(err, NL_ESTATE, "no rank finished in %" PRIu32 " of %" PRIu32 " jobs: %s%s%s", bad, s->n_jobs,
+		       line, more, rec);
 }

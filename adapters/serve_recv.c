@@ -104,6 +104,7 @@ static bool live_evict_quiet(struct live_server *s, uint32_t r, int kind, const 
 	if (was_connected)
 		live_ready_del(s, r);
 	rk->state = LR_EVICTED;
+	rk->is_evicted_absent = !was_connected;
 	s->evictions++;
 	snprintf(rk->why, sizeof rk->why, "%s", why);
 	uint64_t k = ++s->evicted_kind[kind];

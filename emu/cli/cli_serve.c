@@ -59,8 +59,9 @@ static void cli_serve_usage(FILE *f)
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "Exit status: 0 every remaining rank finished (some may have been evicted); 1 ranks\n"
-	      "waited forever (a deadlock), every rank was evicted, the session was stopped (a\n"
-	      "signal, --max-lag-ms) or an output could not be written once it ran; 2 bad input\n"
+	      "waited forever (a deadlock), every rank was evicted (with --jobs: every rank of a\n"
+	      "job, none of which connected, say), the session was stopped (a signal,\n"
+	      "--max-lag-ms) or an output could not be written once it ran; 2 bad input\n"
 	      "(docs/live.md, \"Start a session\").\n",
 	      f);
 }

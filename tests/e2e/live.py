@@ -1674,11 +1674,11 @@ def record_many_ranks(d, alone=None):
         expect(r.returncode == 1 and r.stderr.splitlines()[-1] == 'netloom serve: no rank finished: all %d ranks were '
                'evicted (no --record archive written)' % n, 'soft limit 1024: rc %d, %s' % (r.returncode, r.stderr))
         return
-    # Rank 0 in a job of its own: the 1,099 eviction notices of the other
-    # job's ranks go to nobody (1,000 queued for a client are the most).
+    # One job: the 1,099 evictions reach rank 0 as one notice (coalesced,
+    # notices_coalesced). Not rank 0 in a job of its own: a job of which
+    # no rank finished fails the session (jobs_never_connected).
     procs = clients_start([[PY, alone, PYDIR, ep]], d, name)
-    r = subprocess.run(args + ['--jobs', '1,%d' % (n - 1)], capture_output=True, text=True, timeout=TMO,
-                       preexec_fn=nofile(1024, hard))
+    r = subprocess.run(args, capture_output=True, text=True, timeout=TMO, preexec_fn=nofile(1024, hard))
     (crc, out), = clients_wait(procs)
     expect(crc == 0 and r.returncode == 0, 'soft limit 1024, rank 0 came: client %d %s, server %d %s' %
            (crc, out, r.returncode, r.stderr[-600:]))
@@ -1720,19 +1720,64 @@ except nl.NetloomError as e:
 """
 
 
+def jobs_never_connected(d, script):
+    """Under --jobs, a job none of whose ranks ever connects (its program
+    never started: a batch script's second mpirun failed) made a session
+    of status 0 once the other job finished, which a batch script took
+    for a success. Now status 1, one line naming the job (every such job,
+    and why), the per-job report as before, no --record archive."""
+    # Job 1 (ranks 0-1) runs; job 2 (ranks 2-3) never comes. The clients
+    # start first: the window is not spent starting Python.
+    ep = 'ipc://%s/jfabsent.sock' % d
+    procs = clients_start([[PY, script, PYDIR, ep, str(r), '1', 'pair'] for r in range(2)], d, 'jfa')
+    s = Server(d, 4, '-s', 'backend=analytic', '--jobs', '2,2', '--connect-timeout-ms', '3000', name='jfabsent')
+    res = clients_wait(procs)
+    rc, err = s.wait(), open(s.err).read().splitlines()
+    expect(res == [(0, '')] * 2 and rc == 1 and err[-1] == 'netloom serve: no rank finished in job 2 (ranks 2-3): '
+           'none of its 2 ranks ever connected (no --record archive written)'
+           and len([l for l in err if 'no rank finished' in l]) == 1 and not os.path.exists(s.rec),
+           'job 2 never connected: clients %s, server %d %s' % (res, rc, err))
+    text = open(s.out).read().splitlines()
+    jobs = json.load(open(s.json))['live']['jobs']
+    expect([l for l in text if l.startswith('  job ')][1] == '  job 2 (ranks 2-3): 0 finished, 2 evicted, 0 never '
+           'connected; 0 messages delivered, 0 refused frames, finish none finished'
+           and [(j['finished'], j['evicted']) for j in jobs] == [(2, 0), (0, 2)],
+           'job 2 never connected: report %s, JSON jobs %s' % (text, jobs))
+    # Three jobs, two of which no rank finished: both named, each with why
+    # (job 3's rank 3 connected, then fell silent; its rank 4 never came).
+    ep = 'ipc://%s/jfabsent3.sock' % d
+    procs = clients_start([[PY, script, PYDIR, ep, str(r), '1', 'pair'] for r in range(2)] +
+                          [[PY, script, PYDIR, ep, '3', '3', 'silent']], d, 'jfa3')
+    s = Server(d, 5, '-s', 'backend=analytic', '--jobs', '2,1,2', '--connect-timeout-ms', '3000',
+               '--heartbeat-ms', '200', '--timeout-ms', '1000', name='jfabsent3')
+    res = clients_wait(procs)
+    rc, err = s.wait(), open(s.err).read().splitlines()
+    expect([c for c, _ in res] == [0, 0, 0] and rc == 1 and err[-1] == 'netloom serve: no rank finished in 2 of 3 '
+           'jobs: job 2 (rank 2): rank 2 never connected; job 3 (ranks 3-4): all 2 ranks were evicted (1 never '
+           'connected) (no --record archive written)' and not os.path.exists(s.rec),
+           'jobs 2 and 3: clients %s, server %d %s' % (res, rc, err))
+
+
 def jobs_finish(d):
     """A job's finish time and the session's virtual runtime come from
     finished ranks only. They took the latest end of any rank: a job whose
     ranks were all evicted after computing 12 us finished at 13 us, and so
     did the session (job 1 finished at 4 us); a job of which no rank
-    finished, its rank 4 never connected, finished at 0."""
+    finished, its rank 4 never connected, finished at 0. A job of which
+    no rank finished fails the session, as a session of which none did:
+    status 1, one line naming the job (it was 0, job 1 having finished),
+    the report as it was, no archive."""
     script = os.path.join(d, 'jobfin.py')
     open(script, 'w').write(JOBFIN)
+    jobs_never_connected(d, script)
     s = Server(d, 4, '-s', 'backend=analytic', '--jobs', '2,2', '--heartbeat-ms', '200', '--timeout-ms', '1000',
                name='jfsilent')
     modes = ('pair', 'pair', 'silent', 'silent')
     clients([[PY, script, PYDIR, s.ep, str(r), str(1 + r // 2), modes[r]] for r in range(4)], d, 'jfs')
-    expect(s.wait() == 0, 'job 2 evicted: server %s' % open(s.err).read())
+    rc, err = s.wait(), open(s.err).read().splitlines()
+    expect(rc == 1 and err[-1] == 'netloom serve: no rank finished in job 2 (ranks 2-3): all 2 ranks were evicted '
+           '(no --record archive written)' and not os.path.exists(s.rec),
+           'job 2 evicted: server %d %s' % (rc, err))
     rep, text = json.load(open(s.json)), open(s.out).read()
     fin = max(x['finish_s'] for x in rep['results']['ranks'][:2])
     jobs = rep['live']['jobs']
@@ -2243,6 +2288,7 @@ else:
 def case_deaf(d):
     """A client that stops reading is evicted once its send queue is full
     ("stopped reading: N frames queued for it"); the other job finishes.
+    Its job, of which no rank finished, fails the session (status 1).
     (Run from case_flood: the meson list of cases is not this file's.)"""
     need_pyzmq()
     script = os.path.join(d, 'deaf.py')
@@ -2256,8 +2302,10 @@ def case_deaf(d):
     dout = deaf.communicate()[0]
     expect(rc == 0 and out.strip() == 'ok', 'the other job: %d %s' % (rc, out))
     err = open(s.err).read()
-    expect(srv == 0 and 'netloom serve: rank 0 evicted: stopped reading: 1000 frames queued for it (the most the '
-           'server queues for a connection)' in err, 'server %d: %s (deaf client: %s)' % (srv, err, dout))
+    expect(srv == 1 and 'netloom serve: rank 0 evicted: stopped reading: 1000 frames queued for it (the most the '
+           'server queues for a connection)' in err and err.endswith('netloom serve: no rank finished in job 1 (rank '
+           '0): rank 0 was evicted (no --record archive written)\n'),
+           'server %d: %s (deaf client: %s)' % (srv, err, dout))
     live = json.load(open(s.json))['live']
     expect(live['ranks'][0]['state'] == 'evicted' and
            live['ranks'][0]['what_happened'].startswith('stopped reading: 1000 frames queued for it') and
@@ -3091,7 +3139,11 @@ def case_frame_errors(d):
         'send: 8 rank 2: SEND: peer 0 is in job 1, expected a rank of job 2 (2..3): ranks only talk within their job',
         'recv: 8 rank 2: RECV: peer 1 is in job 1, expected a rank of job 2 (2..3) or -1 (any): ranks only talk '
         'within their job'], 'job peers: %d %s' % (rc, out))
-    expect(s.wait() == 0, 'job peers: server: %s' % open(s.err).read())
+    # Job 1 never came: the session fails for it (jobs_never_connected).
+    expect(s.wait() == 1 and open(s.err).read().endswith('netloom serve: no rank finished in job 1 (ranks 0-1): none '
+                                                         'of its 2 ranks ever connected (no --record archive '
+                                                         'written)\n'),
+           'job peers: server: %s' % open(s.err).read())
 
 
 # Refused frames, each counted once (docs/live.md "Robustness"): against
