@@ -332,7 +332,7 @@ static void rec_fetch_stream(struct rec_run *run, struct rec_gather *g, int r)
 		fd = -1;
 	}
 	if (fd < 0)
-		rec_say("cannot create '%s' for rank %d's stream: %s", p ? p : run->out_path, r, strerror(e));
+		rec_say("cannot create '%s' for rank %d's stream: %s", p && slash ? p : run->out_path, r, strerror(e));
 	if (rec_xfer_recv(r, f, run->priv) == 0 && f) {
 		g->xfer[r] = p;
 	} else {

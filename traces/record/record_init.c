@@ -268,15 +268,21 @@ static void rec_check_folders(const char *out, const char *tmp, char *bad, size_
 }
 
 /* The archive's name (NETLOOM_TRACE, or "<app>-<np>.nlt") against the
- * longest file name the run creates from it in folder: the last rank's
- * stream ".NAME.<run>.r<rank>.stream" (rank 0's ".xfer" copies and the
- * archive's temporary name are shorter). Past the folder's limit, every
- * rank found it creating its stream, a line each; now it is said once. */
-static void rec_check_name_length(const char *out, const char *folder, char *bad, size_t cap)
+ * longest file name the run creates from it in each folder it writes in:
+ * the last rank's stream ".NAME.<run>.r<rank>.stream" in the stream
+ * folder; with NETLOOM_TRACE_TMPDIR set, rank 0 also the last rank's
+ * shipped copy ".NAME.<run>.r<rank>.xfer" in the archive's folder (the
+ * archive's temporary ".NAME.tmpXXXXXX" is shorter), whose limit may be
+ * another file system's. Past a folder's limit, every rank found it
+ * creating its stream, a line each, or rank 0 fetching a stream after the
+ * whole run; now it is said once, here. */
+static void rec_check_name_length(const char *out, const char *tmpdir, char *bad, size_t cap)
 {
-	char def[REC_STR_MAX + 32];
+	char def[REC_STR_MAX + 32], folder[PATH_MAX];
 	const char *name = out, *slash;
-	long limit;
+	int rank_digits = snprintf(NULL, 0, "%d", rec.size - 1);
+	size_t run_part = strlen(".") + strlen(".") + REC_RUN_TAG_LEN + strlen(".r") + (size_t)rank_digits;
+	bool is_tmpdir = tmpdir && *tmpdir;
 
 	if (!out || !*out) {
 		snprintf(def, sizeof def, "%s-%d.nlt", rec.application, rec.size);
@@ -284,27 +290,35 @@ static void rec_check_name_length(const char *out, const char *folder, char *bad
 	}
 	slash = strrchr(name, '/');
 	const char *base = slash ? slash + 1 : name;
-	int rank_digits = snprintf(NULL, 0, "%d", rec.size - 1);
-	size_t extra = strlen(".") + strlen(".") + REC_RUN_TAG_LEN + strlen(".r") + (size_t)rank_digits +
-		       strlen(".stream");
-	limit = pathconf(folder, _PC_NAME_MAX);
-	if (limit <= 0)
-		limit = NAME_MAX; /* unknown or no limit: the usual one */
-	if (strlen(base) + extra <= (size_t)limit)
-		return;
-	size_t most = (size_t)limit > extra ? (size_t)limit - extra : 0;
-	if (out && *out)
-		snprintf(bad, cap,
-			 "NETLOOM_TRACE='%s': file name of %zu bytes; the ranks' stream files "
-			 "(.NAME.<run>.r<rank>.stream) add %zu, past the folder's limit of %ld bytes a name; "
-			 "expected a file name of at most %zu bytes",
-			 out, strlen(base), extra, limit, most);
-	else
-		snprintf(bad, cap,
-			 "default archive name '%s' (NETLOOM_TRACE unset): %zu bytes; the ranks' stream files "
-			 "(.NAME.<run>.r<rank>.stream) add %zu, past the folder's limit of %ld bytes a name; "
-			 "expected NETLOOM_TRACE set to a file name of at most %zu bytes",
-			 name, strlen(base), extra, limit, most);
+	for (int pass = 0; pass < 2 && !bad[0]; pass++) {
+		if (pass == 1 && (!is_tmpdir || rec.rank != 0))
+			break;
+		/* pass 0: the streams; pass 1: rank 0's copies beside the archive */
+		const char *files = pass ? "rank 0's copies of shipped streams (.NAME.<run>.r<rank>.xfer)"
+					 : "the ranks' stream files (.NAME.<run>.r<rank>.stream)";
+		size_t extra = run_part + strlen(pass ? ".xfer" : ".stream");
+		rec_stream_folder(out, pass ? NULL : tmpdir, folder, sizeof folder);
+		long limit = pathconf(folder, _PC_NAME_MAX);
+		if (limit <= 0)
+			limit = NAME_MAX; /* unknown or no limit: the usual one */
+		if (strlen(base) + extra <= (size_t)limit)
+			continue;
+		size_t most = (size_t)limit > extra ? (size_t)limit - extra : 0;
+		char where[PATH_MAX + 32] = ""; /* the folder, when it is not the streams' only one */
+		if (is_tmpdir)
+			snprintf(where, sizeof where, " in '%s'", folder);
+		if (out && *out)
+			snprintf(bad, cap,
+				 "NETLOOM_TRACE='%s': file name of %zu bytes; %s%s add %zu, past the folder's limit of "
+				 "%ld bytes a name; expected a file name of at most %zu bytes",
+				 out, strlen(base), files, where, extra, limit, most);
+		else
+			snprintf(bad, cap,
+				 "default archive name '%s' (NETLOOM_TRACE unset): %zu bytes; %s%s add %zu, past the "
+				 "folder's limit of %ld bytes a name; expected NETLOOM_TRACE set to a file name of at "
+				 "most %zu bytes",
+				 name, strlen(base), files, where, extra, limit, most);
+	}
 }
 
 /* The same for the whole path: the last rank's stream path, made
@@ -318,8 +332,20 @@ static void rec_check_path_length(const char *out, const char *tmpdir, char *bad
 
 	memset(tag, 'x', REC_RUN_TAG_LEN);
 	tag[REC_RUN_TAG_LEN] = '\0';
-	if (rec_paths(tag, rec.size - 1) == 0)
+	if (rec_paths(tag, rec.size - 1) == 0) {
+		/* With the streams elsewhere, rank 0's shipped copies beside the
+		 * archive, DIR/.NAME.<run>.r<rank>.xfer, are the longest paths
+		 * there (the archive's temporary DIR/.NAME.tmpXXXXXX is shorter). */
+		size_t xfer = strlen(rec.out_path) + strlen("..") + REC_RUN_TAG_LEN + strlen(".r") +
+			      (size_t)snprintf(NULL, 0, "%d", rec.size - 1) + strlen(".xfer");
+		if (tmpdir && *tmpdir && rec.rank == 0 && xfer >= PATH_MAX)
+			snprintf(bad, cap,
+				 "NETLOOM_TRACE='%s': path of %zu bytes; rank 0's copies of shipped streams beside it "
+				 "(.NAME.<run>.r<rank>.xfer, absolute) pass the limit of %d bytes a path; expected a "
+				 "shorter path",
+				 out ? out : "", out ? strlen(out) : 0, PATH_MAX);
 		return;
+	}
 	if (tmpdir && *tmpdir)
 		snprintf(bad, cap,
 			 "NETLOOM_TRACE_TMPDIR='%s' (%zu bytes) with NETLOOM_TRACE='%s' (%zu bytes): the ranks' stream "
@@ -346,7 +372,6 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 	const char *out = getenv("NETLOOM_TRACE");
 	const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
 	const char *tmpdir = getenv("NETLOOM_TRACE_TMPDIR");
-	char dir[PATH_MAX];
 	struct stat st;
 
 	bad[0] = '\0';
@@ -407,7 +432,7 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 	rec_check_folders(out, tmpdir, bad, cap);
 	if (bad[0])
 		return;
-	rec_check_name_length(out, rec_stream_folder(out, tmpdir, dir, sizeof dir), bad, cap);
+	rec_check_name_length(out, tmpdir, bad, cap);
 	if (bad[0])
 		return;
 	rec_check_path_length(out, tmpdir, bad, cap);
@@ -494,6 +519,12 @@ static void rec_start(int provided)
 			rec_say("rank %d: %s; not recording", rec.rank, bad);
 		return;
 	}
+	/* A problem only rank 0 checks (the archive's folder, its names there
+	 * with the streams elsewhere): every rank stops here, rank 0 said why.
+	 * Recording on, the others' streams were lost at MPI_Finalize, after
+	 * rank 0 failed fetching them. */
+	if (agree.bad_hash != rec_str_hash(""))
+		return;
 	/* auto: only when ranks share cores (unknown counts as shared). */
 	rec.is_cpu_time = cpu_mode == 'y'   ? true
 			  : cpu_mode == 'n' ? false
