@@ -128,10 +128,15 @@ json_t *live_jobs_json(const struct live_server *s)
 		struct live_job_sum t = live_job_sum(s, j);
 		/* finish_ps: null when no rank of the job finished (an evicted
 		 * rank's stream ends where it went: not a finish). */
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:o}", "job",
+		/* evicted_never_connected: of the evicted, those evicted at
+		 * --connect-timeout-ms, never having connected (the exit line's
+		 * "never connected"); never_connected: not yet connected when
+		 * the session ended (a stop), evicted or not counted apart. */
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:o}", "job",
 						   (json_int_t)j + 1, "first_rank", (json_int_t)t.lo, "ranks",
 						   (json_int_t)t.n, "finished", (json_int_t)t.finished, "evicted",
-						   (json_int_t)t.evicted, "never_connected", (json_int_t)t.absent,
+						   (json_int_t)t.evicted, "evicted_never_connected",
+						   (json_int_t)t.evicted_absent, "never_connected", (json_int_t)t.absent,
 						   "delivered", (json_int_t)s->job_delivered[j],
 						   "refused_frames", (json_int_t)t.refused, "payloads_lost_to",
 						   (json_int_t)t.lost_to, "payloads_lost_from", (json_int_t)t.lost_from,
@@ -158,9 +163,17 @@ void live_jobs_text(const struct live_server *s, FILE *f)
 		else
 			snprintf(ranks, sizeof ranks, "ranks %" PRIu32 "-%" PRIu32, t.lo, t.lo + t.n - 1);
 		uint64_t msgs = s->job_delivered[j];
-		fprintf(f, "  job %" PRIu32 " (%s): %" PRIu32 " finished, %" PRIu32 " evicted, %" PRIu32
-			   " never connected; %" PRIu64 " message%s delivered, %" PRIu64 " refused frame%s, finish %s\n",
-			j + 1, ranks, t.finished, t.evicted, t.absent, msgs, msgs == 1 ? "" : "s", t.refused,
+		/* The evicted that never connected are said among the evicted,
+		 * as the exit line says them ("all 2 ranks were evicted (1
+		 * never connected)"); the ranks not connected when a stop
+		 * ended the session are apart (JSON never_connected). */
+		char absent[64] = "";
+		if (t.evicted_absent)
+			snprintf(absent, sizeof absent, " (%" PRIu32 " never connected)", t.evicted_absent);
+		fprintf(f, "  job %" PRIu32 " (%s): %" PRIu32 " finished, %" PRIu32 " evicted%s, %" PRIu32
+			   " not yet connected at the end; %" PRIu64 " message%s delivered, %" PRIu64
+			   " refused frame%s, finish %s\n",
+			j + 1, ranks, t.finished, t.evicted, absent, t.absent, msgs, msgs == 1 ? "" : "s", t.refused,
 			t.refused == 1 ? "" : "s", fin);
 	}
 }

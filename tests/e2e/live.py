@@ -1739,9 +1739,14 @@ def jobs_never_connected(d, script):
            'job 2 never connected: clients %s, server %d %s' % (res, rc, err))
     text = open(s.out).read().splitlines()
     jobs = json.load(open(s.json))['live']['jobs']
-    expect([l for l in text if l.startswith('  job ')][1] == '  job 2 (ranks 2-3): 0 finished, 2 evicted, 0 never '
-           'connected; 0 messages delivered, 0 refused frames, finish none finished'
-           and [(j['finished'], j['evicted']) for j in jobs] == [(2, 0), (0, 2)],
+    # The report says what the exit line says: job 2's ranks were evicted
+    # for never connecting (it said '2 evicted, 0 never connected', the
+    # JSON never_connected 0, beside 'none of its 2 ranks ever connected');
+    # never_connected keeps its meaning, ranks not yet connected at the end.
+    expect([l for l in text if l.startswith('  job ')][1] == '  job 2 (ranks 2-3): 0 finished, 2 evicted (2 never '
+           'connected), 0 not yet connected at the end; 0 messages delivered, 0 refused frames, finish none finished'
+           and [(j['finished'], j['evicted'], j['evicted_never_connected'], j['never_connected']) for j in jobs]
+           == [(2, 0, 0, 0), (0, 2, 2, 0)],
            'job 2 never connected: report %s, JSON jobs %s' % (text, jobs))
     # Three jobs, two of which no rank finished: both named, each with why
     # (job 3's rank 3 connected, then fell silent; its rank 4 never came).
@@ -1756,6 +1761,15 @@ def jobs_never_connected(d, script):
            'jobs: job 2 (rank 2): rank 2 never connected; job 3 (ranks 3-4): all 2 ranks were evicted (1 never '
            'connected) (no --record archive written)' and not os.path.exists(s.rec),
            'jobs 2 and 3: clients %s, server %d %s' % (res, rc, err))
+    text = [l for l in open(s.out).read().splitlines() if l.startswith('  job ')]
+    jobs = json.load(open(s.json))['live']['jobs']
+    expect(text[1].startswith('  job 2 (rank 2): 0 finished, 1 evicted (1 never connected), 0 not yet connected at '
+                              'the end; ')
+           and text[2].startswith('  job 3 (ranks 3-4): 0 finished, 2 evicted (1 never connected), 0 not yet '
+                                  'connected at the end; ')
+           and [(j['evicted'], j['evicted_never_connected'], j['never_connected']) for j in jobs]
+           == [(0, 0, 0), (1, 1, 0), (2, 1, 0)],
+           'jobs 2 and 3: report %s, JSON jobs %s' % (text, jobs))
 
 
 def jobs_finish(d):
@@ -1788,8 +1802,9 @@ def jobs_finish(d):
     expect([x['finish_s'] for x in rep['results']['ranks'][2:]] == [None, None],
            'job 2 evicted: JSON ranks %s' % rep['results']['ranks'])
     expect(lines[0].endswith('virtual runtime %.9f s, 2 messages delivered' % fin)
-           and '  job 2 (ranks 2-3): 0 finished, 2 evicted, 0 never connected; 0 messages delivered, 0 refused '
-           'frames, finish none finished' in lines
+           and '  job 2 (ranks 2-3): 0 finished, 2 evicted, 0 not yet connected at the end; 0 messages delivered, '
+           '0 refused frames, finish none finished' in lines
+           and [j['evicted_never_connected'] for j in jobs] == [0, 0]
            and [l.split()[-1] for l in lines if l.split()[:1] in (['2'], ['3'])] == ['evicted', 'evicted'],
            'job 2 evicted: text %s' % text)
     # Evicted after computing 12 us: no finish in the text either (its
@@ -1811,8 +1826,8 @@ def jobs_finish(d):
     expect(jobs[0]['finished'] == 2 and (jobs[0]['finish_ps'] or 0) > 0 and jobs[1]['finished'] == 0
            and jobs[1]['finish_ps'] is None,
            'deadlock: jobs %s' % jobs)
-    expect('  job 2 (ranks 2-4): 0 finished, 1 evicted, 0 never connected; 0 messages delivered, 0 refused '
-           'frames, finish none finished' in open(s.out).read().splitlines(), 'deadlock: text %s'
+    expect('  job 2 (ranks 2-4): 0 finished, 1 evicted (1 never connected), 0 not yet connected at the end; 0 '
+           'messages delivered, 0 refused frames, finish none finished' in open(s.out).read().splitlines(), 'deadlock: text %s'
            % open(s.out).read())
     # Partial: until_s is where each rank's figures end, the evicted rank's
     # too (its stream's end, as the JSON's until_s), `evicted` at the stop.
@@ -1826,9 +1841,9 @@ def jobs_finish(d):
     clients([[PY, script, PYDIR, s.ep, str(r), str(1 + r), ('self', 'alone')[r]] for r in range(2)], d, 'jfo')
     expect(s.wait() == 0, 'one-rank jobs: server %s' % open(s.err).read())
     lines = [l for l in open(s.out).read().splitlines() if l.startswith('  job ')]
-    expect(len(lines) == 2 and lines[0].startswith('  job 1 (rank 0): 1 finished, 0 evicted, 0 never connected; '
+    expect(len(lines) == 2 and lines[0].startswith('  job 1 (rank 0): 1 finished, 0 evicted, 0 not yet connected at the end; '
                                                    '1 message delivered, 0 refused frames, finish ')
-           and lines[1].startswith('  job 2 (rank 1): 1 finished, 0 evicted, 0 never connected; 0 messages '
+           and lines[1].startswith('  job 2 (rank 1): 1 finished, 0 evicted, 0 not yet connected at the end; 0 messages '
                                    'delivered, 0 refused frames, finish '), 'one-rank jobs: text %s' % lines)
 
 
