@@ -148,10 +148,17 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 		{F_AUX, "aux"},     {F_A, "a"},     {F_B, "b"},       {F_C, "c"},
 	};
 	const uint64_t val[] = {h->flags, h->seq, (uint32_t)h->peer, (uint32_t)h->tag, h->aux, h->a, h->b, h->c};
-	for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
-		if (!(f & unused[i].bit) && val[i])
-			return nl_errf(err, NL_EPROTO, "%s: field '%s' is %" PRIu64 ", expected 0 (unused by this type)",
-				       name, unused[i].field, val[i]);
+	for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++) {
+		if ((f & unused[i].bit) || !val[i])
+			continue;
+		/* peer and tag are i32 on the wire: -1 (ANY) sent in a WAIT's
+		 * tag is said as -1, not 4294967295. */
+		if (unused[i].bit == F_PEER || unused[i].bit == F_TAG)
+			return nl_errf(err, NL_EPROTO, "%s: field '%s' is %" PRId32 ", expected 0 (unused by this type)",
+				       name, unused[i].field, (int32_t)(uint32_t)val[i]);
+		return nl_errf(err, NL_EPROTO, "%s: field '%s' is %" PRIu64 ", expected 0 (unused by this type)", name,
+			       unused[i].field, val[i]);
+	}
 	unsigned known = h->type == ZP_HELLO	  ? ZP_F_LEAN | ZP_F_JOBINFO
 			 : h->type == ZP_WELCOME ? ZP_F_SEND_NOWAIT | ZP_F_JOBINFO
 						 : ZP_F_NONBLOCKING;

@@ -140,6 +140,16 @@ static void test_errors(void)
 	zp_encode(&err_seq, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
 		  "ERROR: field 'seq' is 2, expected 0 (unused by this type)");
+	/* peer and tag are i32: -1 (ANY) where a type has none is said as
+	 * -1 (it said 4294967295). */
+	struct zp_hdr wait_tag = {.version = ZP_VERSION, .type = ZP_WAIT, .tag = -1};
+	zp_encode(&wait_tag, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "WAIT: field 'tag' is -1, expected 0 (unused by this type)");
+	struct zp_hdr compute_peer = {.version = ZP_VERSION, .type = ZP_COMPUTE, .peer = INT32_MIN};
+	zp_encode(&compute_peer, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "COMPUTE: field 'peer' is -2147483648, expected 0 (unused by this type)");
 	struct zp_hdr err_a = {.version = ZP_VERSION, .type = ZP_ERROR, .tag = ZP_ETOOBIG, .a = 3};
 	zp_encode(&err_a, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
