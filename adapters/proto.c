@@ -202,6 +202,9 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 				       h->a, ZP_TIME_MAX_PS);
 		break;
 	case ZP_WELCOME:
+		/* 0 ranks: a client took it for no WELCOME yet and waited. */
+		if (h->aux == 0)
+			return nl_errf(err, NL_EPROTO, "WELCOME: field 'aux' (ranks) is 0, expected 1 or more");
 		if (!(h->flags & ZP_F_JOBINFO) && (h->peer || h->tag))
 			return nl_errf(err, NL_EPROTO, "WELCOME: job ranks %" PRId32 "+%" PRId32 " without flag 0x%x, expected 0",
 				       h->peer, h->tag, ZP_F_JOBINFO);

@@ -7,6 +7,7 @@
 #include "netloom/client.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -89,12 +90,14 @@ static int cl_handle(nl_client *c, int flags)
 		rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
 		goto out;
 	}
-	while (zmq_msg_more(&pay)) { /* never from a v1 server: drain */
-		zmq_msg_t x;
-		zmq_msg_init(&x);
-		zmq_msg_recv(&x, c->sock, 0);
-		zmq_msg_close(&x);
-		has_pay = false;
+	/* Never from a v1 server. Drained by the frame, not by the payload
+	 * frame's "more", which stays set: a third frame blocked the client
+	 * for ever in zmq_msg_recv. */
+	size_t extra = has_pay ? cl_drain_frames(c, &pay) : 0;
+	if (extra) {
+		rc = cl_fail(c, "bad frame from the server: message of %zu frames, expected a header frame and at "
+				"most one payload frame", extra + 2);
+		goto out;
 	}
 	struct zp_hdr h;
 	struct nl_err e = {0};
@@ -104,6 +107,14 @@ static int cl_handle(nl_client *c, int flags)
 	}
 	switch (h.type) {
 	case ZP_DONE:
+		/* A DONE for an op not sent yet: done_seq would pass ops not
+		 * taken (or wrap to 0 at seq 2^32 - 1, leaving every wait to
+		 * time out). */
+		if (h.seq >= c->seq) {
+			rc = cl_fail(c, "bad frame from the server: DONE for seq %" PRIu32 ", expected an op sent "
+					"(seq below %" PRIu32 ")", h.seq, c->seq);
+			break;
+		}
 		c->now_ps = h.a;
 		c->done_seq = h.seq + 1;
 		break;
@@ -142,6 +153,24 @@ out:
 	zmq_msg_close(&hdr);
 	zmq_msg_close(&pay);
 	return rc;
+}
+
+size_t cl_drain_frames(nl_client *c, const zmq_msg_t *last)
+{
+	size_t n = 0;
+	bool more = zmq_msg_more((zmq_msg_t *)last);
+	while (more) {
+		zmq_msg_t x;
+		zmq_msg_init(&x);
+		if (zmq_msg_recv(&x, c->sock, 0) < 0) {
+			zmq_msg_close(&x);
+			break;
+		}
+		more = zmq_msg_more(&x);
+		zmq_msg_close(&x);
+		n++;
+	}
+	return n;
 }
 
 /* The next event of sock's monitor, if one is there already. An event is

@@ -6,6 +6,7 @@
 #include "netloom/client.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,10 +162,17 @@ static int cl_take_welcome(nl_client *c)
 	zmq_msg_init(&p);
 	if (more)
 		zmq_msg_recv(&p, c->sock, 0);
+	size_t extra = more ? cl_drain_frames(c, &p) : 0;
 	struct zp_hdr w;
 	struct nl_err e = {0};
 	int rc = zp_decode(zmq_msg_data(&m), zmq_msg_size(&m), more, zmq_msg_size(&p), UINT64_MAX, &w, &e);
-	if (rc == 0 && w.type == ZP_WELCOME) {
+	if (extra) {
+		cl_fail(c, "bad answer to HELLO: message of %zu frames, expected a header frame and at most one "
+			   "payload frame", extra + 2);
+	} else if (rc == 0 && w.type == ZP_WELCOME && w.rank != c->rank) {
+		/* Taken, the client ran as a rank it did not ask to be. */
+		cl_fail(c, "bad answer to HELLO: WELCOME for rank %" PRIu32 ", expected %" PRIu32, w.rank, c->rank);
+	} else if (rc == 0 && w.type == ZP_WELCOME) {
 		c->size = w.aux;
 		c->max_payload = w.a;
 		c->send_nowait = w.flags & ZP_F_SEND_NOWAIT;

@@ -59,6 +59,11 @@ int cl_fail(nl_client *c, const char *fmt, ...) __attribute__((format(printf, 2,
 int cl_send(nl_client *c, struct zp_hdr *h, const void *pay, size_t len, bool has_pay);
 /* The next event of sock's connection monitor, if one is there already. */
 bool cl_mon_event(nl_client *c, uint16_t *ev, uint32_t *value);
+/* After a message's frame `last` (header or payload) said more follow:
+ * receive and drop the rest, so the next receive starts a message; the
+ * number dropped (0 when last said none). A version-1 server sends a
+ * header and at most one payload frame: more is a bad frame. */
+size_t cl_drain_frames(nl_client *c, const zmq_msg_t *last);
 /* Free c, its sockets and context; with drop, frames not yet sent are
  * dropped at once instead of holding zmq_ctx_term for up to a second. */
 void cl_free(nl_client *c, bool drop);

@@ -211,6 +211,19 @@ class Client:
                 raise NetloomError('server refused HELLO: %s' % _error_line(h[8], pay))
             if h[2] != WELCOME:
                 raise NetloomError('bad answer to HELLO: type %d' % h[2])
+            # As the C client (adapters/proto.c, client_connect.c): 0 ranks
+            # made a ring's modulo raise ZeroDivisionError, and a WELCOME
+            # for another rank ran the client as that rank.
+            if h[9] == 0:
+                raise NetloomError("bad answer to HELLO: WELCOME: field 'aux' (ranks) is 0, expected 1 or more")
+            if h[5] != rank:
+                raise NetloomError('bad answer to HELLO: WELCOME for rank %d, expected %d' % (h[5], rank))
+            if not h[3] & JOBINFO and (h[7] or h[8]):
+                raise NetloomError('bad answer to HELLO: WELCOME: job ranks %d+%d without flag 0x%x, expected 0'
+                                   % (h[7], h[8], JOBINFO))
+            if h[3] & JOBINFO and (h[7] < 0 or h[8] < 1 or h[7] + h[8] > h[9]):
+                raise NetloomError('bad answer to HELLO: WELCOME: job ranks %d+%d, expected a range within 0..%d'
+                                   % (h[7], h[8], h[9]))
         except (NetloomError, zmq.ZMQError, OSError) as e:
             self._drop()
             if isinstance(e, NetloomError):
@@ -366,6 +379,9 @@ class Client:
             parts = self._sock.recv_multipart()
         except zmq.ZMQError as e:
             raise self._broken('receive: %s' % e) from None
+        if len(parts) > 2:  # never from a v1 server, as the C client says
+            raise self._broken('bad frame from the server: message of %d frames, expected a header frame and at '
+                               'most one payload frame' % len(parts))
         if len(parts[0]) != HDR.size:
             raise self._broken('bad frame from the server: header of %d bytes' % len(parts[0]))
         h = HDR.unpack(parts[0])
@@ -377,6 +393,10 @@ class Client:
         h, pay = self._recv_frames()
         typ = h[2]
         if typ == DONE:
+            # A DONE for an op not sent yet would pass ops not taken.
+            if h[6] >= self.seq:
+                raise self._broken('bad frame from the server: DONE for seq %d, expected an op sent (seq below %d)'
+                                   % (h[6], self.seq))
             self.now_ps = h[11]
             self.done_seq = h[6] + 1
         elif typ == DELIVER:

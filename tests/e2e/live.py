@@ -691,6 +691,61 @@ tryit('barrier', c.barrier)
 tryit('hello', lambda: C(ep, 1, timeout_ms=5000))
 """
 
+# A server whose answers no netloom serve gives, one per rank: rank 0 a
+# WELCOME of 0 ranks, rank 1 a WELCOME for rank 7, rank 2 a job range past
+# the session's ranks; ranks 3 and 4 a right WELCOME, then for the barrier
+# a DONE for an op never sent, a message of 3 frames. Both clients refuse
+# each at once, one line: the C client took 0 ranks for no WELCOME yet
+# (and Python raised ZeroDivisionError in the ring), both ran as rank 7,
+# a DONE for seq 2^32 - 1 wrapped the C client's count to 0 (every wait
+# timed out) and a third frame blocked it for ever in zmq_msg_recv.
+BADSRV = CLIENT_PRE + r"""
+import threading, zmq
+ctx = zmq.Context()
+srv = ctx.socket(zmq.ROUTER)
+srv.setsockopt(zmq.LINGER, 0)
+srv.bind(ep)
+def hdr(t, rank, seq=0, peer=0, tag=0, aux=0, a=0, b=0, flags=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, flags, 0, rank, seq, peer, tag, aux, 0, a, b, 0)
+def welcome(rank, **kw):
+    return hdr(nl.WELCOME, rank, a=1 << 20, b=500, **kw)
+ANSWER = {0: [welcome(0, aux=0)], 1: [welcome(7, aux=8)], 2: [welcome(2, aux=3, flags=nl.JOBINFO, peer=2, tag=5)]}
+BARRIER = {3: [hdr(nl.DONE, 3, seq=0xFFFFFFFF, a=1)], 4: [hdr(nl.DONE, 4, seq=0, a=1), b'x', b'y']}
+def serve():
+    while srv.poll(20000):
+        f = srv.recv_multipart()
+        h = nl.HDR.unpack(f[1])
+        if h[2] == nl.HELLO:
+            srv.send_multipart([f[0]] + ANSWER.get(h[5], [welcome(h[5], aux=5)]))
+        elif h[2] == nl.BARRIER:
+            srv.send_multipart([f[0]] + BARRIER[h[5]])
+threading.Thread(target=serve, daemon=True).start()
+for r in range(3):
+    tryit('hello %d' % r, lambda: C(ep, r, timeout_ms=5000))
+for r in (3, 4):
+    c = C(ep, r, timeout_ms=5000)
+    tryit('barrier %d' % r, c.barrier)
+"""
+BADSRV_WANT = [
+    "hello 0 refused: bad answer to HELLO: WELCOME: field 'aux' (ranks) is 0, expected 1 or more",
+    'hello 1 refused: bad answer to HELLO: WELCOME for rank 7, expected 1',
+    'hello 2 refused: bad answer to HELLO: WELCOME: job ranks 2+5, expected a range within 0..3',
+    'barrier 3 refused: bad frame from the server: DONE for seq 4294967295, expected an op sent (seq below 1)',
+    'barrier 4 refused: bad frame from the server: message of 3 frames, expected a header frame and at most one '
+    'payload frame']
+
+
+def bad_server_answers(d):
+    """Both clients refuse a server's impossible answers at once, one line."""
+    script = os.path.join(d, 'badsrv.py')
+    open(script, 'w').write(BADSRV)
+    for lang in ('py', 'c'):
+        r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, 'ipc://%s/badsrv-%s' % (d, lang)],
+                           capture_output=True, text=True, timeout=TMO)
+        expect(r.returncode == 0 and r.stdout.splitlines() == BADSRV_WANT, '%s bad server answers: %d %s %s'
+               % (lang, r.returncode, r.stdout, r.stderr))
+
+
 PENDING = ("is not pending (waited for already, or not an isend or irecv), expected an isend or irecv not waited "
            "for yet")
 # One rank, --max-payload 0 or 1 (argv[5]): the limit lines of both clients
@@ -846,6 +901,7 @@ def case_python_max_payload(d):
     expect(rc == 0 and 'did not HELLO' not in err, 'waitall: server exited %d: %s' % (rc, err))
     client_checks(d)
     long_error_text(d)
+    bad_server_answers(d)
     tiny_payload_lines(d)
 
 

@@ -150,6 +150,11 @@ static void test_errors(void)
 	zp_encode(&compute_peer, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
 		  "COMPUTE: field 'peer' is -2147483648, expected 0 (unused by this type)");
+	/* A WELCOME of 0 ranks: the C client took it for none yet. */
+	struct zp_hdr welcome0 = {.version = ZP_VERSION, .type = ZP_WELCOME, .a = 100, .b = 500};
+	zp_encode(&welcome0, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "WELCOME: field 'aux' (ranks) is 0, expected 1 or more");
 	struct zp_hdr err_a = {.version = ZP_VERSION, .type = ZP_ERROR, .tag = ZP_ETOOBIG, .a = 3};
 	zp_encode(&err_a, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
