@@ -37,9 +37,28 @@ ERROR_NAMES = {1: 'malformed frame', 2: 'unsupported version', 3: 'unknown rank'
                10: 'out of order', 11: 'session deadlocked', 12: 'wrong job', 13: 'session stopped'}
 
 
+def _one_line(raw):
+    """raw bytes as one line of text, as the C client writes them
+    (nl_str_one_line): valid UTF-8 kept; newline, CR and tab as \\n, \\r,
+    \\t; other C0 and C1 controls and bytes of no valid sequence as \\xHH,
+    so a server's text cannot break the line or drive the terminal."""
+    out = []
+    for ch in raw.decode('utf-8', errors='surrogateescape'):
+        o = ord(ch)
+        if ch in '\n\r\t':
+            out.append({'\n': '\\n', '\r': '\\r', '\t': '\\t'}[ch])
+        elif 0xdc80 <= o <= 0xdcff:  # a byte of no valid sequence
+            out.append('\\x%02x' % (o - 0xdc00))
+        elif o < 0x20 or 0x7f <= o < 0xa0:
+            out.append(''.join('\\x%02x' % b for b in ch.encode()))
+        else:
+            out.append(ch)
+    return ''.join(out)
+
+
 def _error_line(code, text):
-    """'NAME: TEXT' of an ERROR frame (code, payload bytes)."""
-    return '%s: %s' % (ERROR_NAMES.get(code, 'unknown error'), text.decode(errors='replace'))
+    """'NAME: TEXT' of an ERROR frame (code, payload bytes), one line."""
+    return '%s: %s' % (ERROR_NAMES.get(code, 'unknown error'), _one_line(bytes(text)))
 
 
 class NetloomError(Exception):

@@ -698,7 +698,9 @@ tryit('hello', lambda: C(ep, 1, timeout_ms=5000))
 # each at once, one line: the C client took 0 ranks for no WELCOME yet
 # (and Python raised ZeroDivisionError in the ring), both ran as rank 7,
 # a DONE for seq 2^32 - 1 wrapped the C client's count to 0 (every wait
-# timed out) and a third frame blocked it for ever in zmq_msg_recv.
+# timed out) and a third frame blocked it for ever in zmq_msg_recv. Rank
+# 5's refusal has a newline, a terminal escape and a byte of no UTF-8
+# sequence in its text: escaped in both, as C did (Python printed them).
 BADSRV = CLIENT_PRE + r"""
 import threading, zmq
 ctx = zmq.Context()
@@ -709,7 +711,8 @@ def hdr(t, rank, seq=0, peer=0, tag=0, aux=0, a=0, b=0, flags=0):
     return nl.HDR.pack(nl.MAGIC, 1, t, flags, 0, rank, seq, peer, tag, aux, 0, a, b, 0)
 def welcome(rank, **kw):
     return hdr(nl.WELCOME, rank, a=1 << 20, b=500, **kw)
-ANSWER = {0: [welcome(0, aux=0)], 1: [welcome(7, aux=8)], 2: [welcome(2, aux=3, flags=nl.JOBINFO, peer=2, tag=5)]}
+ANSWER = {0: [welcome(0, aux=0)], 1: [welcome(7, aux=8)], 2: [welcome(2, aux=3, flags=nl.JOBINFO, peer=2, tag=5)],
+          5: [hdr(nl.ERROR, 5, tag=3), b'bad\ntext\x1b[31m\xff end']}
 BARRIER = {3: [hdr(nl.DONE, 3, seq=0xFFFFFFFF, a=1)], 4: [hdr(nl.DONE, 4, seq=0, a=1), b'x', b'y']}
 def serve():
     while srv.poll(20000):
@@ -720,7 +723,7 @@ def serve():
         elif h[2] == nl.BARRIER:
             srv.send_multipart([f[0]] + BARRIER[h[5]])
 threading.Thread(target=serve, daemon=True).start()
-for r in range(3):
+for r in (0, 1, 2, 5):
     tryit('hello %d' % r, lambda: C(ep, r, timeout_ms=5000))
 for r in (3, 4):
     c = C(ep, r, timeout_ms=5000)
@@ -730,6 +733,7 @@ BADSRV_WANT = [
     "hello 0 refused: bad answer to HELLO: WELCOME: field 'aux' (ranks) is 0, expected 1 or more",
     'hello 1 refused: bad answer to HELLO: WELCOME for rank 7, expected 1',
     'hello 2 refused: bad answer to HELLO: WELCOME: job ranks 2+5, expected a range within 0..3',
+    'hello 5 refused: server refused HELLO: unknown rank: bad\\ntext\\x1b[31m\\xff end',
     'barrier 3 refused: bad frame from the server: DONE for seq 4294967295, expected an op sent (seq below 1)',
     'barrier 4 refused: bad frame from the server: message of 3 frames, expected a header frame and at most one '
     'payload frame']
