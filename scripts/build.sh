@@ -5,10 +5,12 @@
 # setup gives users), with --clang into build-clang/ (release, clang: a
 # second compiler's warnings and results), or
 # with --tsan into build-tsan/ (thread sanitizer; only the targets named
-# after it, e.g. `scripts/build.sh --tsan test_part`).
+# after it, e.g. `scripts/build.sh --tsan test_part`). --setup only
+# configures the directory (meson setup, once) and builds nothing: CI
+# (scripts/test.sh) configures the other four while build/ compiles.
 # Quiet on success; on failure the compiler's messages are printed.
 #
-#   scripts/build.sh [--asan | --release | --clang | --tsan] [TARGET...]
+#   scripts/build.sh [--asan | --release | --clang | --tsan] [--setup | TARGET...]
 #
 # TARGETs are meson targets (default: all); an unknown option or a second
 # build kind is a usage error (exit 2), an unknown target a build error
@@ -16,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { echo "usage: scripts/build.sh [--asan | --release | --clang | --tsan] [TARGET...]"; }
+usage() { echo "usage: scripts/build.sh [--asan | --release | --clang | --tsan] [--setup | TARGET...]"; }
 
 # Warnings are errors in our own builds and CI, never a default for users
 # (a plain `meson setup --buildtype=release` must build with any gcc).
@@ -51,12 +53,23 @@ case "${1:-}" in
     opts=(-Dbuildtype=debugoptimized -Dwerror=true -Db_sanitize=thread -Db_lto=false) ;;
   -h | --help)
     usage; exit 0 ;;
+  --setup) ;; # build/, configured only (below)
   -*)
-    echo "scripts/build.sh: unknown option '$1' (expected --asan, --release, --clang or --tsan)" >&2
+    echo "scripts/build.sh: unknown option '$1' (expected --asan, --release, --clang, --tsan or --setup)" >&2
     usage >&2; exit 2 ;;
 esac
 kind=
 case "${1:-}" in --asan | --release | --clang | --tsan) kind=$1; shift ;; esac
+setup_only=
+if [ "${1:-}" = --setup ]; then
+  setup_only=1
+  shift
+  case "${1:-}" in
+  '') ;;
+  -*) echo "scripts/build.sh: '$1' after '--setup': the build kind comes first" >&2; usage >&2; exit 2 ;;
+  *) echo "scripts/build.sh: --setup builds nothing: no targets after it (got '$1')" >&2; usage >&2; exit 2 ;;
+  esac
+fi
 for t in "$@"; do
   case "$t" in
   --asan | --release | --clang | --tsan)
@@ -74,6 +87,7 @@ trap 'rm -f "$log"' EXIT
 if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" "${opts[@]}" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 fi
+[ -z "$setup_only" ] || exit 0
 if ! meson compile -C "$dir" "${targets[@]}" >"$log" 2>&1; then
   # meson's own refusal (an unknown target) is one ERROR line among INFO
   # lines, before ninja runs: that line alone. A compiler's messages are

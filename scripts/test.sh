@@ -10,8 +10,31 @@ usage="usage: scripts/test.sh (no arguments: builds build/, build-asan/, build-r
   *) echo "scripts/test.sh: unexpected argument '$1': it takes none and runs the whole suite (one test: meson test -C build NAME)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
+# Removed at the exit: the build directories' set-up logs, the python3
+# link's directory and TSan's log (below); what runs in the background
+# (below) is stopped if this script is.
+pybin='' bg=()
+logs=$(mktemp -d) || exit 1
+cleanup() {
+  [ ${#bg[@]} -eq 0 ] || kill "${bg[@]}" 2>/dev/null
+  rm -rf ${pybin:+"$pybin"} "$logs"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 scripts/deps.sh || exit 1
+# The other four build directories are configured (meson setup: about 9 s
+# each, most of it waiting on one compiler check at a time) while build/
+# compiles, instead of one after the other between the builds.
+for kind in --asan --release --clang --tsan; do
+  scripts/build.sh "$kind" --setup >"$logs/setup$kind" 2>&1 &
+  bg+=($!)
+done
 scripts/build.sh || exit 1
+for p in "${bg[@]}"; do
+  wait "$p" || { cat "$logs"/setup-* >&2; exit 1; }
+done
+bg=()
 # The sanitizer build runs the unit suite only (below): it builds those
 # tests' executables and the library they link, not netloom, the
 # recorder, the adapters, the e2e helpers and the benchmarks (80 of its
@@ -57,17 +80,6 @@ scripts/build.sh --tsan test_part || exit 1
 echo "scripts/test.sh: set-up and the five builds took $SECONDS s"
 built=$SECONDS
 
-# Removed at the exit: the python3 link's directory and TSan's log
-# (below); TSan's part, run in the background (below), is stopped if this
-# script is.
-pybin='' logs='' bg=()
-cleanup() {
-  [ ${#bg[@]} -eq 0 ] || kill "${bg[@]}" 2>/dev/null
-  rm -rf ${pybin:+"$pybin"} ${logs:+"$logs"}
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 export NETLOOM_PROGRESS=0
 # The tests start python3 thousands of times (JSON checks in the shell
 # tests, the live clients). Debian's /usr/bin/python3 is the interpreter
@@ -95,7 +107,6 @@ echo "scripts/test.sh: the main suite took $((SECONDS - built)) s"
 # MPI ranks wait by yielding the processor, and a background process,
 # even at nice 19, took it (mpi_replay 28 and 33 s alone, 48 and 40 s
 # beside TSan's part at nice 19).
-logs=$(mktemp -d) || exit 1
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 meson test -C build-tsan part --print-errorlogs --no-rebuild \
   >"$logs/tsan" 2>&1 &
 bg+=($!)
