@@ -34,7 +34,13 @@
  * more get one partition per FL_ROUTERS_PER_LOCAL_PART routers. */
 #define FL_LOCAL_MIN_ROUTERS 2048u
 #define FL_ROUTERS_PER_LOCAL_PART 256u
+/* Under ThreadSanitizer fewer yields too, for the reason FL_SPINS gives
+ * (test_synthetic_split: 99 s of CPU with 256, 76 s with 16). */
+#if defined(__SANITIZE_THREAD__)
+#define FL_YIELDS 16
+#else
 #define FL_YIELDS 256
+#endif
 
 /* A wake-up flag: a counter one side bumps and the other waits to see
  * change. Sleepers register before their last check and the bumper looks
