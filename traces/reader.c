@@ -1,6 +1,15 @@
 /* Reading: archive header and metadata at open (meta.c), then each rank's
- * stream a frame at a time (pread + one shared decompression context), so memory
- * is one frame per open rank reader whatever the trace's length.
+ * stream a frame at a time (pread + one shared decompression context and
+ * decoded-frame buffer), so memory does not grow with the trace's length.
+ * A rank reader keeps a window of its frame's decoded bytes, not the
+ * frame: TRACE_READ_BUDGET shared among the archive's ranks, at least
+ * TRACE_READ_WINDOW_MIN each, so replay, which keeps every rank's reader
+ * open, holds about TRACE_READ_BUDGET of them whatever the number of ranks
+ * (a whole 64 KiB frame each is 1 GiB at 16,384 ranks). A used-up window
+ * is refilled from the shared frame, decompressed again if another rank's
+ * frame replaced it: readers that interleave pay up to frame / window
+ * decompressions per frame, readers used one at a time (verify, stats,
+ * dump, export) none more.
  *
  * Every inconsistency is reported as "FILE: rank R, offset O: what", where
  * O is the absolute file offset of the chunk (or field) at fault.
@@ -23,8 +32,10 @@ struct trace_rank_reader {
 	uint32_t rank;
 	uint64_t pos, end;        /* next chunk's offset; section end */
 	uint64_t frame_off;       /* offset of the frame being decoded */
-	uint8_t *raw;
-	size_t raw_cap, raw_len, raw_pos;
+	uint32_t frame_comp;      /* its compressed length */
+	size_t raw_len, raw_pos;  /* its decoded length; the next op's offset in it */
+	uint8_t *win;             /* its decoded bytes [win_start, win_start + win_len) */
+	size_t win_cap, win_start, win_len;
 	uint32_t frame_ops;       /* this frame's n_ops, as its header says */
 	uint32_t frame_left;      /* ops still to decode in this frame */
 	uint64_t prev_end_ps;
@@ -123,6 +134,7 @@ void trace_archive_close(struct trace_archive *a)
 	free(a->n_frames);
 	ZSTD_freeDCtx(a->dctx);
 	free(a->comp);
+	free(a->frame);
 	free(a->path);
 	free(a);
 }
@@ -173,7 +185,7 @@ void trace_rank_close(struct trace_rank_reader *r)
 {
 	if (!r)
 		return;
-	free(r->raw);
+	free(r->win);
 	trace_op_arrays_release(&r->arr);
 	free(r);
 }
@@ -229,6 +241,78 @@ static int rr_check_content_size(struct trace_rank_reader *r, uint64_t off, cons
 	return 0;
 }
 
+/* The compressed payload of the frame chunk at off into the shared buffer. */
+static int rr_read_comp(struct trace_rank_reader *r, uint64_t off, uint32_t comp_len, struct nl_err *err)
+{
+	struct trace_archive *a = r->a;
+	if (comp_len > a->comp_cap) {
+		uint8_t *t = realloc(a->comp, comp_len);
+		if (!t)
+			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
+		a->comp = t;
+		a->comp_cap = comp_len;
+	}
+	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
+		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
+	return 0;
+}
+
+/* Decompress the shared compressed buffer (the frame chunk at off) into
+ * the shared decoded frame, which then holds that frame. */
+static int rr_inflate(struct trace_rank_reader *r, uint64_t off, uint32_t comp_len, uint32_t raw_len,
+		      struct nl_err *err)
+{
+	struct trace_archive *a = r->a;
+	a->frame_at = 0;
+	if (raw_len > a->frame_cap) {
+		uint8_t *t = realloc(a->frame, raw_len);
+		if (!t)
+			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
+		a->frame = t;
+		a->frame_cap = raw_len;
+	}
+	size_t d = ZSTD_decompressDCtx(a->dctx, a->frame, raw_len, a->comp, comp_len);
+	if (ZSTD_isError(d) || d != raw_len)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame does not decompress: %s",
+			      ZSTD_isError(d) ? ZSTD_getErrorName(d) : "wrong size");
+	a->frame_at = off;
+	return 0;
+}
+
+/* The window: up to `size` decoded bytes of the frame from the next op on
+ * (the rest of the frame if less), copied from the shared frame, which is
+ * read and decompressed again if it holds another frame now. The
+ * window's buffer is cut back when it holds more than the archive's
+ * window (after an op larger than that). */
+static int rr_fill(struct trace_rank_reader *r, size_t size, size_t window, struct nl_err *err)
+{
+	struct trace_archive *a = r->a;
+	size_t rest = r->raw_len - r->raw_pos, n = size < rest ? size : rest;
+	int rc;
+	if (a->frame_at != r->frame_off &&
+	    ((rc = rr_read_comp(r, r->frame_off, r->frame_comp, err)) ||
+	     (rc = rr_inflate(r, r->frame_off, r->frame_comp, (uint32_t)r->raw_len, err))))
+		return rc;
+	if (n > r->win_cap || (r->win_cap > n && r->win_cap > window)) {
+		uint8_t *t = realloc(r->win, n);
+		if (!t)
+			return rr_err(r, err, NL_ENOMEM, r->frame_off, "out of memory");
+		r->win = t;
+		r->win_cap = n;
+	}
+	memcpy(r->win, a->frame + r->raw_pos, n);
+	r->win_start = r->raw_pos;
+	r->win_len = n;
+	return 0;
+}
+
+/* The window of each of a's rank readers, bytes. */
+static size_t rr_window(const struct trace_archive *a)
+{
+	size_t w = TRACE_READ_BUDGET / (a->m.n_ranks ? a->m.n_ranks : 1);
+	return w > TRACE_READ_WINDOW_MIN ? w : TRACE_READ_WINDOW_MIN;
+}
+
 /* Read and decompress the next frame, or validate the end chunk.
  * Returns 1 (frame loaded), 0 (end reached) or an error. */
 static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
@@ -280,35 +364,18 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	if (raw_len > trace_zstd_max_output(comp_len))
 		return rr_err(r, err, NL_ECORRUPT, off, "frame claims %u raw bytes from %u compressed", raw_len,
 			      comp_len);
-	if (comp_len > a->comp_cap) {
-		uint8_t *t = realloc(a->comp, comp_len);
-		if (!t)
-			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
-		a->comp = t;
-		a->comp_cap = comp_len;
-	}
-	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
-		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
-	rc = rr_check_content_size(r, off, a->comp, comp_len, raw_len, err);
-	if (rc)
+	if ((rc = rr_read_comp(r, off, comp_len, err)) ||
+	    (rc = rr_check_content_size(r, off, a->comp, comp_len, raw_len, err)) ||
+	    (rc = rr_inflate(r, off, comp_len, raw_len, err)))
 		return rc;
-	if (raw_len > r->raw_cap) {
-		uint8_t *t = realloc(r->raw, raw_len);
-		if (!t)
-			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
-		r->raw = t;
-		r->raw_cap = raw_len;
-	}
-	size_t d = ZSTD_decompressDCtx(a->dctx, r->raw, raw_len, a->comp, comp_len);
-	if (ZSTD_isError(d) || d != raw_len)
-		return rr_err(r, err, NL_ECORRUPT, off, "frame does not decompress: %s",
-			      ZSTD_isError(d) ? ZSTD_getErrorName(d) : "wrong size");
-	trace_xxh64_update(&r->hash, r->raw, raw_len);
+	trace_xxh64_update(&r->hash, a->frame, raw_len);
 	r->bytes += raw_len;
 	r->frames++;
 	r->frame_off = off;
+	r->frame_comp = comp_len;
 	r->raw_len = raw_len;
 	r->raw_pos = 0;
+	r->win_start = r->win_len = 0;
 	r->frame_ops = n_ops;
 	r->frame_left = n_ops;
 	r->prev_end_ps = 0;
@@ -339,9 +406,29 @@ int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_
 		return rr_err(r, err, NL_ECORRUPT, r->frame_off,
 			      "frame header says %u ops, its %zu decoded bytes hold %u", r->frame_ops, r->raw_len,
 			      r->frame_ops - r->frame_left);
+	/* The op from the window; one the window cuts short fails to decode
+	 * (a prefix of an encoding never decodes: the decoder reads its bytes
+	 * in order), and is decoded again from a window starting at it,
+	 * twice as long each time it fails, until the window reaches the
+	 * frame's end: a corrupt op is then said as from the whole frame. */
 	const char *what = NULL;
-	int n = trace_op_decode(r->raw + r->raw_pos, r->raw_len - r->raw_pos, op, &r->prev_end_ps, &r->arr,
-				&what);
+	size_t window = rr_window(r->a), size = window;
+	int n;
+	for (;;) {
+		size_t avail = r->win_start + r->win_len - r->raw_pos;
+		bool is_whole = r->win_start + r->win_len == r->raw_len;
+		if (avail || is_whole) {
+			n = trace_op_decode(r->win + (r->raw_pos - r->win_start), avail, op, &r->prev_end_ps, &r->arr,
+					    &what);
+			if (n >= 0 || is_whole || n == NL_ENOMEM)
+				break;
+			if (size <= avail)
+				size = 2 * avail;
+		}
+		int rc = rr_fill(r, size, window, err);
+		if (rc)
+			return rc;
+	}
 	if (n < 0)
 		return rr_err(r, err, n, r->frame_off, "op %llu (decoded byte %zu of the frame): %s",
 			      (unsigned long long)r->ops, r->raw_pos, what);

@@ -345,9 +345,12 @@ void trace_archive_write_opts(const struct trace_archive *a, struct trace_write_
 uint64_t trace_archive_file_bytes(const struct trace_archive *a);
 
 /* Stream one rank's operations in order, decompressing a frame at a time.
- * Memory per reader is one decoded frame (about frame_target bytes) plus
- * the largest op's arrays, whatever the stream's length. Readers of one
- * archive share its decompression context: use them from one thread. */
+ * Memory per reader is a window of its decoded frame (the whole frame, of
+ * about frame_target bytes, in archives of up to a thousand ranks; 64 MiB
+ * / n_ranks, at least 4 KiB, in larger ones) plus the largest op and its
+ * arrays, whatever the stream's length; the archive keeps one decoded
+ * frame besides. Readers of one archive share its decompression context
+ * and that frame: use them from one thread. */
 int trace_rank_open(struct trace_archive *a, uint32_t rank, struct trace_rank_reader **r,
 		    struct nl_err *err);
 /* 1 with *op filled, 0 at the end of the stream, or a negative error naming

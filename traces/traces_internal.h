@@ -42,6 +42,13 @@ struct stat;
 /* Reader limits: a frame (raw) and the metadata block may not exceed these,
  * so a corrupt length cannot make the reader allocate without bound. */
 #define TRACE_FRAME_RAW_MAX (64u << 20)
+/* Decoded frame bytes all rank readers of an archive keep together, and
+ * the least one keeps (reader.c: a reader keeps a window of its frame,
+ * TRACE_READ_BUDGET / n_ranks bytes, at least TRACE_READ_WINDOW_MIN; a
+ * window holds ops of 10-20 bytes, and grows to hold a larger one). Not
+ * part of the format. */
+#define TRACE_READ_BUDGET (64u << 20)
+#define TRACE_READ_WINDOW_MIN 4096u
 #define TRACE_META_RAW_MAX (256u << 20)
 #define TRACE_STR_MAX (1u << 20)
 
@@ -736,6 +743,9 @@ struct trace_archive {
 	ZSTD_DCtx *dctx;          /* shared by the rank readers */
 	uint8_t *comp;            /* shared compressed-frame buffer */
 	size_t comp_cap;
+	uint8_t *frame;           /* shared decoded frame: the one at frame_at */
+	size_t frame_cap;
+	uint64_t frame_at;        /* file offset of the frame in `frame`; 0: none */
 	trace_progress_fn progress;
 	void *progress_ctx;
 };

@@ -1,6 +1,7 @@
 /* The archive as an op source: one streaming trace_rank_reader per rank,
  * opened when the rank first asks and closed at its end, so replay holds
- * one decoded frame per active rank whatever the trace's length. */
+ * a window of one decoded frame per active rank (traces/reader.c: a
+ * budget shared among the ranks) whatever the trace's length. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

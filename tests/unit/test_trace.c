@@ -336,6 +336,106 @@ static void test_archive_open_again(void)
 	trace_archive_close(b);
 }
 
+/* Windows (reader.c): an archive of TRACE_READ_BUDGET / TRACE_READ_WINDOW_MIN
+ * ranks, so each reader keeps TRACE_READ_WINDOW_MIN bytes of its frame;
+ * four ranks of several frames read in turn, one to four ops at a time,
+ * each refilling its window from a shared frame another rank replaced;
+ * rank 1's alltoallv ops (two arrays of 3,000 two-byte counts) are larger
+ * than a window, and rank 3's op is alone in its rank. Every op comes back
+ * as written, and each stream ends with its hashes and counts checked. */
+#define WIN_N_COUNTS 3000u
+
+static struct trace_op window_op(uint32_t r, uint64_t i, uint64_t t, uint64_t *sc_buf, uint64_t *rc_buf)
+{
+	if (r == 1 && i % 5 == 2) {
+		struct trace_op op = {.kind = TOP_ALLTOALLV, .t_ps = t, .dur_ps = 500 + i, .n_counts = WIN_N_COUNTS,
+				      .send_counts = sc_buf, .recv_counts = rc_buf};
+		for (uint32_t k = 0; k < WIN_N_COUNTS; k++) {
+			sc_buf[k] = 128 + (i * 7 + k) % 16000;
+			rc_buf[k] = 128 + (i * 13 + k * 3) % 16000;
+		}
+		return op;
+	}
+	return sample_op((unsigned)((i + r) % TOP__COUNT), i, t);
+}
+
+static void test_archive_windows(void)
+{
+	enum { N_READ = 4 };
+	static const uint64_t n_ops[N_READ] = {30000, 4000, 12000, 1};
+	static uint64_t sc_w[WIN_N_COUNTS], rc_w[WIN_N_COUNTS];
+	const uint32_t n_ranks = TRACE_READ_BUDGET / TRACE_READ_WINDOW_MIN;
+	struct nl_err e = {0};
+	const char *p = test_tmppath("windows.nlt");
+	struct trace_builder *b;
+	CHECK_OK(trace_builder_new(&b, p, n_ranks, NULL, &e), &e);
+	if (!b)
+		return;
+	int rc = 0;
+	for (uint32_t r = 0; r < N_READ && !rc; r++) {
+		uint64_t t = 0;
+		for (uint64_t i = 0; i < n_ops[r] && !rc; i++) {
+			struct trace_op op = window_op(r, i, t, sc_w, rc_w);
+			t += op.dur_ps + (i % 3) * 10;
+			rc = trace_builder_op(b, r, &op, &e);
+		}
+		if (!rc)
+			rc = trace_builder_end_rank(b, r, &e);
+	}
+	struct trace_manifest m = {.n_ranks = n_ranks, .format_version = 2};
+	if (!rc)
+		rc = trace_builder_finish(b, &m, &e);
+	trace_builder_free(b);
+	CHECK_OK(rc, &e);
+
+	struct trace_archive *a = NULL;
+	CHECK_OK(trace_archive_open(&a, p, &e), &e);
+	if (!a)
+		return;
+	/* Each rank spans several frames (rank 3's one), so windows are
+	 * refilled across frame boundaries too. */
+	CHECK_UINT(a->n_frames[0], >=, 4);
+	CHECK_UINT(a->n_frames[1], >=, 4);
+	CHECK_UINT(a->n_frames[3], ==, 1);
+	struct trace_rank_reader *rd[N_READ] = {NULL};
+	struct nl_err er[N_READ] = {{0}};
+	uint64_t i[N_READ] = {0}, t[N_READ] = {0};
+	int got[N_READ];
+	for (uint32_t r = 0; r < N_READ; r++) {
+		CHECK_OK(trace_rank_open(a, r, &rd[r], &er[r]), &er[r]);
+		got[r] = rd[r] ? 1 : -1;
+	}
+	bool is_reading = true, is_equal = true;
+	while (is_reading && is_equal) {
+		is_reading = false;
+		for (uint32_t r = 0; r < N_READ; r++)
+			for (uint32_t k = 0; k <= r && got[r] == 1 && is_equal; k++) {
+				struct trace_op op;
+				got[r] = trace_rank_next(rd[r], &op, &er[r]);
+				if (got[r] != 1)
+					break;
+				struct trace_op want = window_op(r, i[r], t[r], sc_w, rc_w);
+				t[r] += want.dur_ps + (i[r] % 3) * 10;
+				if (!trace_op_equal(&op, &want)) {
+					TEST_FAIL_("rank %u op %llu differs (kind %u vs %u)", r,
+						   (unsigned long long)i[r], op.kind, want.kind);
+					is_equal = false;
+				}
+				i[r]++;
+				is_reading = true;
+			}
+	}
+	for (uint32_t r = 0; r < N_READ; r++) {
+		if (got[r] < 0)
+			fprintf(stderr, "  rank %u: %s\n", r, er[r].msg);
+		CHECK_EQ(got[r], 0);
+		CHECK_UINT(i[r], ==, n_ops[r]);
+		trace_rank_close(rd[r]);
+	}
+	trace_archive_close(a);
+	unlink(p);
+}
+
 static void test_archive_deterministic(void)
 {
 	struct nl_err e = {0};
@@ -1090,6 +1190,7 @@ int main(void)
 	TEST_RUN(test_codec_every_kind);
 	TEST_RUN(test_archive_round_trip);
 	TEST_RUN(test_archive_open_again);
+	TEST_RUN(test_archive_windows);
 	TEST_RUN(test_archive_deterministic);
 	TEST_RUN(test_writer_rejects);
 	TEST_RUN(test_written_streams);
