@@ -375,6 +375,56 @@ static int call_without_ops(struct o2_rank *s)
 	return otf2_skip(s->im, name, why, false);
 }
 
+/* Ops a rank gathers before those that are final go to the builder. */
+#define O2_FLUSH_OPS 4096u
+
+static int write_ops(struct otf2_import *im, struct o2_rank *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct trace_op *op = &s->ops[i].op;
+		if (op->n_reqs)
+			op->reqs = s->reqv + s->ops[i].reqs_off;
+		if (trace_builder_op(im->b, s->rank, op, im->err))
+			return nl_err_prefix(im->err, "%s: rank %u", im->path, s->rank);
+	}
+	return 0;
+}
+
+/* Score-P: write the final ops once O2_FLUSH_OPS have gathered and drop
+ * them (and their request lists), so a rank's import holds the ops since
+ * the oldest irecv still waiting for its MpiIrecv record, not all of the
+ * rank's (168 bytes an op). The builder gets the same ops in the same
+ * order as from one flush at the rank's end: the archive is the same.
+ * Between calls only: a call's ops are final once it ends. */
+static int flush_final(struct o2_rank *s)
+{
+	while (s->n_final < s->n_ops && !s->ops[s->n_final].unresolved)
+		s->n_final++;
+	size_t k = s->n_final;
+	if (s->im->defs.is_eztrace || k < O2_FLUSH_OPS || s->n_pend)
+		return 0;
+	NL_CHECK(write_ops(s->im, s, k));
+	size_t r0 = s->n_reqv;
+	for (size_t i = k; i < s->n_ops; i++)
+		if (s->ops[i].op.n_reqs) {
+			r0 = s->ops[i].reqs_off;
+			break;
+		}
+	memmove(s->ops, s->ops + k, (s->n_ops - k) * sizeof *s->ops);
+	s->n_ops -= k;
+	s->n_final = 0;
+	s->call_first = s->call_first > k ? s->call_first - k : 0;
+	for (size_t i = 0; i < s->n_ops; i++)
+		if (s->ops[i].op.n_reqs)
+			s->ops[i].reqs_off -= r0;
+	memmove(s->reqv, s->reqv + r0, (s->n_reqv - r0) * sizeof *s->reqv);
+	s->n_reqv -= r0;
+	for (size_t i = 0; i < s->n_reqs; i++)
+		s->reqs[i].op_ix = s->reqs[i].op_ix != SIZE_MAX && s->reqs[i].op_ix >= k ? s->reqs[i].op_ix - k
+											  : SIZE_MAX;
+	return 0;
+}
+
 static int call_end(struct o2_rank *s, uint64_t t)
 {
 	NL_CHECK(emit_completion(s));
@@ -396,7 +446,7 @@ static int call_end(struct o2_rank *s, uint64_t t)
 	s->any_op = true;
 	s->prev_end_ps = t1 > t0 ? t1 : t0;
 	s->call_region = OTF2_NO_REGION;
-	return 0;
+	return flush_final(s);
 }
 
 /* Records outside any MPI region (producers that record no regions) form
@@ -767,13 +817,7 @@ int otf2_flush_rank(struct otf2_import *im, struct o2_rank *s)
 			       "(expected Score-P's MpiIrecv completion records; a receive that never completes "
 			       "cannot be replayed)",
 			       im->path, s->rank, unresolved);
-	for (size_t i = 0; i < s->n_ops; i++) {
-		struct trace_op *op = &s->ops[i].op;
-		if (op->n_reqs)
-			op->reqs = s->reqv + s->ops[i].reqs_off;
-		if (trace_builder_op(im->b, s->rank, op, im->err))
-			return nl_err_prefix(im->err, "%s: rank %u", im->path, s->rank);
-	}
+	NL_CHECK(write_ops(im, s, s->n_ops));
 	double rt = (double)to_ps(s, s->last_ticks) * 1e-12;
 	if (rt > im->runtime_s)
 		im->runtime_s = rt;

@@ -101,7 +101,9 @@ struct otf2_import {
 
 #define OTF2_NO_REGION UINT32_MAX /* a macro: C11 enumerators must fit an int */
 
-/* One rank's conversion (otf2_events.c), kept whole until written. */
+/* One rank's conversion (otf2_events.c): Score-P's ops go to the builder
+ * as the rank is read, up to the first that may still change; EZTrace's
+ * are kept whole until every rank is read (otf2_infer.c). */
 struct o2_op {
 	struct trace_op op;
 	size_t reqs_off;      /* into o2_rank.reqv, when op.n_reqs > 0 */
@@ -147,14 +149,15 @@ struct o2_rank {
 	uint16_t call_flags;  /* TRACE_F_IN_PLACE, TRACE_F_NO_OUTCOME */
 	uint64_t gap_cpu_ps;
 
-	struct o2_op *ops;
+	struct o2_op *ops;    /* the ops not yet written to the builder */
 	size_t n_ops, cap_ops;
+	size_t n_final;       /* ops[0 .. n_final) are final: no irecv among them waits for its sender */
 	uint32_t *reqv;
 	size_t n_reqv, cap_reqv;
 	uint32_t *done, *tested;
 	size_t n_done, n_tested, cap_done, cap_tested;
 
-	struct o2_req *reqs;
+	struct o2_req *reqs;  /* in flight; op_ix SIZE_MAX once its op is written */
 	size_t n_reqs, cap_reqs;
 	uint32_t *free_ids;
 	size_t n_free, cap_free;
