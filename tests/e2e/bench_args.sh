@@ -49,6 +49,21 @@ for s in threads.sh mpi.sh mpi_memory.sh; do
 	done
 	refused "$s: NETLOOM '$dir/no-netloom': not an executable" "$engine/$s" "$dir/no-netloom" 2
 done
+# bench_replay_ranks_memory.sh: NETLOOM, TRACE and COPIES before the
+# first tiling (minutes at 16,384 ranks); any file stands for TRACE.
+replay=$(dirname "$0")/../../benchmarks/replay
+refused "bench_replay_ranks_memory.sh: NETLOOM '$dir/no-netloom': not an executable" \
+	"$replay/bench_replay_ranks_memory.sh" "$dir/no-netloom" "$trace"
+refused "bench_replay_ranks_memory.sh: TRACE '$dir/no.nlt': not a file" \
+	"$replay/bench_replay_ranks_memory.sh" "$trace" "$dir/no.nlt"
+for v in 0 abc -1 02; do
+	refused "bench_replay_ranks_memory.sh: COPIES '$v': expected a positive integer" \
+		"$replay/bench_replay_ranks_memory.sh" "$trace" "$trace" 1 "$v"
+done
+refused "bench_replay_ranks_memory.sh: COPIES '64': expected at least two sizes" \
+	"$replay/bench_replay_ranks_memory.sh" "$trace" "$trace" 64
+refused "bench_replay_ranks_memory.sh: COPIES '4': expected the last size larger than the first (64)" \
+	"$replay/bench_replay_ranks_memory.sh" "$trace" "$trace" 64 4
 # booksim_topos.sh: a NETLOOM that is not an executable ended in bash's
 # "No such file or directory", exit 127; a wrong mode was refused only
 # after the conversion. Both before anything runs.
