@@ -85,19 +85,29 @@ static int app_add_comm(struct app *a, uint32_t id, uint32_t size, const uint32_
 		goto oom;
 	if (world) {
 		memcpy(cm->world, world, size * sizeof *cm->world);
-		cm->local_of = malloc(a->n_ranks * sizeof *cm->local_of);
+		cm->lo = UINT32_MAX;
+		cm->hi = 0;
+		for (uint32_t i = 0; i < size; i++)
+			if (world[i] < a->n_ranks) {
+				cm->lo = world[i] < cm->lo ? world[i] : cm->lo;
+				cm->hi = world[i] > cm->hi ? world[i] : cm->hi;
+			}
+		if (cm->lo > cm->hi)
+			cm->lo = cm->hi = 0;
+		size_t span = (size_t)cm->hi - cm->lo + 1;
+		cm->local_of = malloc(span * sizeof *cm->local_of);
 		if (!cm->local_of)
 			goto oom;
-		for (uint32_t i = 0; i < a->n_ranks; i++)
+		for (size_t i = 0; i < span; i++)
 			cm->local_of[i] = -1;
 		for (uint32_t i = 0; i < size; i++) {
-			if (world[i] >= a->n_ranks || cm->local_of[world[i]] >= 0)
+			if (world[i] >= a->n_ranks || cm->local_of[world[i] - cm->lo] >= 0)
 				return nl_errf(err, NL_EFORMAT,
 					       "trace manifest: communicator %" PRIu32 " member %" PRIu32
 					       " is world rank %" PRIu32 " (%s)",
 					       id, i, world[i],
 					       world[i] >= a->n_ranks ? "out of range" : "listed twice");
-			cm->local_of[world[i]] = (int32_t)i;
+			cm->local_of[world[i] - cm->lo] = (int32_t)i;
 		}
 	} else {
 		for (uint32_t i = 0; i < size; i++)

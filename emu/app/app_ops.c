@@ -21,7 +21,7 @@ static int app_comm_resolve(struct app *a, uint32_t r, uint32_t id, uint32_t *id
 	if (c == APP_NONE)
 		return app_bad_op(a, r, err, "unknown communicator %" PRIu32 " (not in the manifest)", id);
 	const struct app_comm *cm = &a->comms[c];
-	if (cm->local_of && cm->local_of[r] < 0)
+	if (!app_comm_has(cm, r))
 		return app_bad_op(a, r, err, "rank %" PRIu32 " is not a member of communicator %" PRIu32, r,
 				  id);
 	*idx = c;

@@ -643,6 +643,20 @@ static void test_bad_input(void)
 	syn_run_free(&run);
 	syn_free(&s);
 
+	/* Members {3, 1}: world ranks below, inside and above their span. */
+	static const uint32_t members[] = {3, 1};
+	for (uint32_t r = 0; r < 5; r += 2) {
+		char want[96];
+		syn_init(&s, 5);
+		syn_comm(&s, 4, 2, members);
+		syn_coll(&s, r, TOP_BARRIER, 4, 0, 0, 0);
+		snprintf(want, sizeof want,
+			 "trace rank %u op 0 (barrier): rank %u is not a member of communicator 4", r, r);
+		CHECK_ERR(syn_replay(&s, net_1us, &run), NL_EFORMAT, &run.err, want);
+		syn_run_free(&run);
+		syn_free(&s);
+	}
+
 	static const uint32_t dup[] = {0, 0};
 	syn_init(&s, 2);
 	syn_comm(&s, 4, 2, dup);
