@@ -18,8 +18,14 @@ cd "$tmp" || exit 1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # record NAME DIR/ARCHIVE: the program recorded, rank 1's stream shipped.
+# Each mpirun has a session folder base of its own: four started at once
+# under one base raced to make its ompi.HOST.UID ("A call to mkdir was
+# unable to create the desired directory ... File exists", a run of
+# 2026-12-07).
 record() {
-  env NETLOOM_TRACE="$tmp/$2" NETLOOM_TRACE_FORCE_TRANSFER=1 \
+  local base
+  base=$(mktemp -d "$nl_ompi_tmp/$1.XXXXXX") || return 1
+  env NETLOOM_TRACE="$tmp/$2" NETLOOM_TRACE_FORCE_TRANSFER=1 OMPI_MCA_orte_tmpdir_base="$base" \
     timeout 120 mpirun -np 2 env LD_PRELOAD="$lib" "$prog" >"$1.out" 2>"$1.err" </dev/null
 }
 # check NAME DIR/ARCHIVE: the run wrote a whole archive there.
