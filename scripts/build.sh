@@ -12,9 +12,11 @@
 #
 #   scripts/build.sh [--asan | --release | --clang | --tsan] [--setup | TARGET...]
 #
-# TARGETs are meson targets (default: all); an unknown option or a second
-# build kind is a usage error (exit 2), an unknown target a build error
-# (exit 1, meson's one line).
+# TARGETs are meson targets (default: all); a bare name several targets
+# share means the executable of that name (`netloom`, not libnetloom's
+# static or shared library; `netloom:static_library` names one). An
+# unknown option or a second build kind is a usage error (exit 2), an
+# unknown or still ambiguous target a build error (exit 1, one line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -88,6 +90,26 @@ if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" "${opts[@]}" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 fi
 [ -z "$setup_only" ] || exit 0
+# meson refuses a name several targets share ("ambiguous name"); with an
+# executable among them, the executable is what a user means.
+if [ ${#targets[@]} -gt 0 ]; then
+  resolved=$(python3 - "$dir/meson-info/intro-targets.json" "${targets[@]}" <<'EOF'
+import json, sys
+kinds = {}
+for t in json.load(open(sys.argv[1])):
+    kinds.setdefault(t["name"], []).append(t["type"].replace(" ", "_"))
+for a in sys.argv[2:]:
+    k = kinds.get(a, [])
+    if len(k) > 1 and k.count("executable") == 1:
+        a += ":executable"
+    elif len(k) > 1:
+        sys.exit("scripts/build.sh: target '%s' is ambiguous: name one of %s"
+                 % (a, ", ".join(a + ":" + x for x in k)))
+    print(a)
+EOF
+  ) || exit 1
+  mapfile -t targets <<<"$resolved"
+fi
 if ! meson compile -C "$dir" "${targets[@]}" >"$log" 2>&1; then
   # meson's own refusal (an unknown target) is one ERROR line among INFO
   # lines, before ninja runs: that line alone. A compiler's messages are
