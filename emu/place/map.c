@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "topo/topo.h"
 
 /* Longest line read, newline not counted (quoted in errors). */
@@ -45,7 +46,6 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 	for (uint32_t i = 0; i < n_ranks; i++)
 		endpoint[i] = UINT32_MAX;
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		const char *s = line;
 		unsigned long long rank, ep;
 		lineno++;
 		/* The string functions below would stop at a NUL and drop the rest. */
@@ -53,6 +53,10 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 			rc = nl_errf(err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, lineno);
 			goto out;
 		}
+		/* A byte order mark was read into the first rank, and quoted,
+		 * invisible, in the error ("'0 1': expected 'rank endpoint'"). */
+		char *text = lineno == 1 ? line + text_bom_len(line, (size_t)len) : line;
+		const char *s = text;
 		size_t chars = (size_t)len - (line[len - 1] == '\n');
 		if (chars > MAP_LINE_MAX) {
 			rc = nl_errf(err, NL_EFORMAT,
@@ -66,9 +70,9 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 		if (*s == '#' || *s == '\n' || *s == '\r' || !*s)
 			continue;
 		if (map_number(&s, &rank) || map_number(&s, &ep)) {
-			line[strcspn(line, "\r\n")] = 0;
+			text[strcspn(text, "\r\n")] = 0;
 			rc = nl_errf(err, NL_EFORMAT, "%s:%u: '%s': expected 'rank endpoint' (two unsigned integers)", path,
-				     lineno, line);
+				     lineno, text);
 			goto out;
 		}
 		while (*s == ' ' || *s == '\t' || *s == '\r')
