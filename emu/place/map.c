@@ -16,7 +16,15 @@
 /* Longest line read, newline not counted (quoted in errors). */
 #define MAP_LINE_MAX 510
 
-static int map_number(const char **s, unsigned long long *v)
+/* A number of the line at *s: its value and its digits as written (for
+ * errors). */
+struct map_num {
+	unsigned long long v;
+	const char *digits;
+	int len;
+};
+
+static int map_number(const char **s, struct map_num *n)
 {
 	char *end;
 	while (**s == ' ' || **s == '\t')
@@ -24,11 +32,15 @@ static int map_number(const char **s, unsigned long long *v)
 	if (**s < '0' || **s > '9')
 		return -1;
 	errno = 0;
-	*v = strtoull(*s, &end, 10);
+	n->v = strtoull(*s, &end, 10);
 	/* The number ends at a blank, the line's end or a comment: "0x3"
 	 * and "2.5" are no numbers, not 0 and 2 with text after them. */
-	if (errno || (*end && !strchr(" \t\r\n#", *end)))
+	if (*end && !strchr(" \t\r\n#", *end))
 		return -1;
+	/* Past 2^64 (ERANGE, ULLONG_MAX) it is still a number, refused as
+	 * out of range below with its digits, not as "no number". */
+	n->digits = *s;
+	n->len = (int)(end - *s);
 	*s = end;
 	return 0;
 }
@@ -46,7 +58,7 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 	for (uint32_t i = 0; i < n_ranks; i++)
 		endpoint[i] = UINT32_MAX;
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		unsigned long long rank, ep;
+		struct map_num rank, ep;
 		lineno++;
 		/* The string functions below would stop at a NUL and drop the rest. */
 		if (memchr(line, '\0', (size_t)len)) {
@@ -82,22 +94,22 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 			rc = nl_errf(err, NL_EFORMAT, "%s:%u: unexpected text after 'rank endpoint': '%.40s'", path, lineno, s);
 			goto out;
 		}
-		if (rank >= n_ranks) {
-			rc = nl_errf(err, NL_ERANGE, "%s:%u: rank %llu: expected a rank below %u (the job's ranks)", path,
-				     lineno, rank, n_ranks);
+		if (rank.v >= n_ranks) {
+			rc = nl_errf(err, NL_ERANGE, "%s:%u: rank %.*s: expected a rank below %u (the job's ranks)", path,
+				     lineno, rank.len, rank.digits, n_ranks);
 			goto out;
 		}
-		if (ep >= n_endpoints) {
-			rc = nl_errf(err, NL_ERANGE, "%s:%u: endpoint %llu: expected an endpoint below %u", path, lineno, ep,
-				     n_endpoints);
+		if (ep.v >= n_endpoints) {
+			rc = nl_errf(err, NL_ERANGE, "%s:%u: endpoint %.*s: expected an endpoint below %u", path, lineno,
+				     ep.len, ep.digits, n_endpoints);
 			goto out;
 		}
-		if (endpoint[rank] != UINT32_MAX) {
+		if (endpoint[rank.v] != UINT32_MAX) {
 			rc = nl_errf(err, NL_ECONFIG, "%s:%u: rank %llu: mapped twice (first to endpoint %u)", path, lineno,
-				     rank, endpoint[rank]);
+				     rank.v, endpoint[rank.v]);
 			goto out;
 		}
-		endpoint[rank] = (uint32_t)ep;
+		endpoint[rank.v] = (uint32_t)ep.v;
 		seen++;
 	}
 	if (ferror(f)) {

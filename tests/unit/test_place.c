@@ -268,6 +268,18 @@ static void test_map_file(void)
 	rq.map_path = map_file(text);
 	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err,
 		  ":2: line of 511 characters; expected at most 510 ('rank endpoint' and an optional '# comment')");
+	/* A number past 2^64 is a number out of range, said as such with its
+	 * digits: it was "'1 99999999999999999999': expected 'rank endpoint'
+	 * (two unsigned integers)", which it is. */
+	rq.map_path = map_file("0 1\n1 99999999999999999999\n2 5\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ERANGE, &err,
+		  ":2: endpoint 99999999999999999999: expected an endpoint below 16");
+	rq.map_path = map_file("0 1\n18446744073709551616 2\n2 5\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ERANGE, &err,
+		  ":2: rank 18446744073709551616: expected a rank below 3 (the job's ranks)");
+	rq.map_path = map_file("0 1\n1 18446744073709551615\n2 5\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ERANGE, &err,
+		  ":2: endpoint 18446744073709551615: expected an endpoint below 16");
 	/* A UTF-8 byte order mark (a Windows editor's) is no text: it hid
 	 * in the first rank, "':1: '0 1': expected 'rank endpoint'", the
 	 * line looking right. Skipped on the first line only. */
