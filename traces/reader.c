@@ -245,13 +245,8 @@ static int rr_check_content_size(struct trace_rank_reader *r, uint64_t off, cons
 static int rr_read_comp(struct trace_rank_reader *r, uint64_t off, uint32_t comp_len, struct nl_err *err)
 {
 	struct trace_archive *a = r->a;
-	if (comp_len > a->comp_cap) {
-		uint8_t *t = realloc(a->comp, comp_len);
-		if (!t)
-			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
-		a->comp = t;
-		a->comp_cap = comp_len;
-	}
+	if (trace_bytes_reserve(&a->comp, &a->comp_cap, comp_len))
+		return rr_err(r, err, NL_ENOMEM, off, "out of memory");
 	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
 		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
 	return 0;
@@ -264,13 +259,8 @@ static int rr_inflate(struct trace_rank_reader *r, uint64_t off, uint32_t comp_l
 {
 	struct trace_archive *a = r->a;
 	a->frame_at = 0;
-	if (raw_len > a->frame_cap) {
-		uint8_t *t = realloc(a->frame, raw_len);
-		if (!t)
-			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
-		a->frame = t;
-		a->frame_cap = raw_len;
-	}
+	if (trace_bytes_reserve(&a->frame, &a->frame_cap, raw_len))
+		return rr_err(r, err, NL_ENOMEM, off, "out of memory");
 	size_t d = ZSTD_decompressDCtx(a->dctx, a->frame, raw_len, a->comp, comp_len);
 	if (ZSTD_isError(d) || d != raw_len)
 		return rr_err(r, err, NL_ECORRUPT, off, "frame does not decompress: %s",

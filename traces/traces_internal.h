@@ -723,6 +723,9 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 				const struct trace_stream_summary *written, struct nl_err *err);
 
 /* pread exactly len bytes at off; 0, or -1 with errno (0 = short file). */
+/* *buf holds at least need bytes: grown (doubling, from 4 KiB) when
+ * *cap is less. 0, or NL_ENOMEM with *buf and *cap as they were. */
+int trace_bytes_reserve(uint8_t **buf, size_t *cap, size_t need);
 int trace_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
 /* Resolve the write options (zero fields = defaults) and check ranges. */

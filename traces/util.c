@@ -227,6 +227,21 @@ void trace_afile_abort(struct trace_afile *f)
 	f->fd = -1;
 }
 
+int trace_bytes_reserve(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 4096;
+	while (c < need)
+		c *= 2;
+	uint8_t *t = realloc(*buf, c);
+	if (!t)
+		return NL_ENOMEM;
+	*buf = t;
+	*cap = c;
+	return 0;
+}
+
 int trace_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	char *p = buf;

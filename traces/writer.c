@@ -59,21 +59,6 @@ static int sw_io(struct trace_stream_writer *w, struct nl_err *err)
 	return sw_fail(w, err, NL_EIO, msg);
 }
 
-static int sw_reserve(uint8_t **buf, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 4096;
-	while (c < need)
-		c *= 2;
-	uint8_t *t = realloc(*buf, c);
-	if (!t)
-		return NL_ENOMEM;
-	*buf = t;
-	*cap = c;
-	return 0;
-}
-
 /* A stream file's header (docs/trace-format.md §3): also what the
  * archive writer expects to find again in a file it was told of. */
 static void sw_header(uint8_t hdr[TRACE_STREAM_HEADER_SIZE], uint32_t rank, uint32_t frame_target,
@@ -113,7 +98,7 @@ static int sw_open(struct trace_stream_writer **wp, uint32_t rank, FILE *shared,
 	w->opts = o;
 	w->path = trace_strdup(path);
 	w->cctx = ZSTD_createCCtx();
-	if (!w->path || !w->cctx || sw_reserve(&w->raw, &w->raw_cap, o.frame_target)) {
+	if (!w->path || !w->cctx || trace_bytes_reserve(&w->raw, &w->raw_cap, o.frame_target)) {
 		if (fd >= 0)
 			close(fd);
 		trace_stream_abort(w);
@@ -228,7 +213,7 @@ static int sw_flush(struct trace_stream_writer *w, struct nl_err *err)
 
 	if (!w->frame_ops)
 		return 0;
-	if (sw_reserve(&w->comp, &w->comp_cap, bound))
+	if (trace_bytes_reserve(&w->comp, &w->comp_cap, bound))
 		return sw_fail(w, err, NL_ENOMEM, "out of memory");
 	size_t c = ZSTD_compress2(w->cctx, w->comp, w->comp_cap, w->raw, w->raw_len);
 	if (ZSTD_isError(c))
@@ -260,7 +245,7 @@ int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op
 	if (need > TRACE_FRAME_RAW_MAX)
 		return nl_errf(err, NL_ERANGE, "%s: rank %u: %s op too large (%zu bytes encoded, max %u)",
 			       w->path, w->rank, trace_op_name(op->kind), need, TRACE_FRAME_RAW_MAX);
-	if (sw_reserve(&w->raw, &w->raw_cap, w->raw_len + need))
+	if (trace_bytes_reserve(&w->raw, &w->raw_cap, w->raw_len + need))
 		return sw_fail(w, err, NL_ENOMEM, "out of memory");
 
 	uint64_t base = w->prev_end_ps;
