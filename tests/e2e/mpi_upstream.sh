@@ -18,6 +18,7 @@ src=$3
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/../mpi_env.sh"
+mpi_no_grace
 mpi_require "$netloom"
 
 up=(-s routing_delay=0 -s lookahead_decide=upstream)
@@ -41,7 +42,13 @@ cases=(
 for c in "${cases[@]}"; do
   name=${c%%|*}
   read -r -a keys <<<"${c#*|}"
-  mpi_same_as_seq "$name" "1 2 3" "${short[@]}" "${keys[@]}"
+  # The converted files' 1,024-endpoint fat trees on 3 ranks only (a
+  # partition that is not a power of two): the small cases above take the
+  # rank counts through 1 to 3, and the big ones on 1 and 2 ranks were 16
+  # of this script's 35 s.
+  ranks="1 2 3"
+  case $name in booksim_*) ranks=3 ;; esac
+  mpi_same_as_seq "$name" "$ranks" "${short[@]}" "${keys[@]}"
 done
 # The decisions are upstream ones: lookahead_decide = arrival gives
 # another run.
