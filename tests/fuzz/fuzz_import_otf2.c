@@ -41,9 +41,18 @@ static void remove_copy(void)
 	rmdir(fuzz_dir);
 }
 
+/* Each file written anew (unlinked first), not truncated and rewritten:
+ * ext4 writes such a file back to disk at its close (auto_da_alloc), and
+ * the inputs waited on the disk (fuzz_compare.c: 21 s of 23). */
+static FILE *fopen_new(const char *path)
+{
+	unlink(path);
+	return fopen(path, "wb");
+}
+
 static int copy_file(const char *from, const char *to)
 {
-	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	FILE *in = fopen(from, "rb"), *out = in ? fopen_new(to) : NULL;
 	char buf[8192];
 	size_t n;
 	int rc = in && out ? 0 : -1;
@@ -77,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size >= 1) {
 		snprintf(to, sizeof to, "%s/%s", dir, files[data[0] % 4]);
-		FILE *f = fopen(to, "wb");
+		FILE *f = fopen_new(to);
 		if (!f)
 			return 0;
 		if (size > 1)
