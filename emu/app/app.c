@@ -38,6 +38,13 @@ int app_bad_op(const struct app *a, uint32_t r, struct nl_err *err, const char *
 		       name ? name : "?", msg);
 }
 
+int app_err_at_op(const struct app *a, uint32_t r, uint64_t op_index, uint16_t kind, struct nl_err *err)
+{
+	const char *name = trace_op_name(kind);
+	return nl_err_prefix(err, "%s: rank %" PRIu32 " op %" PRIu64 " (%s)", a->src.name ? a->src.name : "trace", r,
+			     op_index, name ? name : "?");
+}
+
 /* --- events and the ready ring -------------------------------------------- */
 
 /* Replay's own events: kind in the high half of the heap's data word. */

@@ -438,5 +438,9 @@ void app_make_ready(struct app *a, uint32_t r);
 int app_push_event(struct app *a, uint64_t t_ps, uint32_t kind, uint32_t arg);
 int app_bad_op(const struct app *a, uint32_t r, struct nl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Prefix err's message with the op that made it, as app_bad_op names the
+ * current one: "FILE: rank R op I (KIND): ..." (FILE "trace" for a source
+ * without a name). Returns err's code. */
+int app_err_at_op(const struct app *a, uint32_t r, uint64_t op_index, uint16_t kind, struct nl_err *err);
 
 #endif

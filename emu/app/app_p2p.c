@@ -317,7 +317,12 @@ static int app_net_send(struct app *a, uint32_t m, uint64_t bytes, struct nl_err
 			       : 0;
 	a->res.net_msgs++;
 	a->net_dirty = true;
-	return a->net->ops->send(a->net, a->now, a->rank_ep[from], a->rank_ep[to], bytes, m, err);
+	int rc = a->net->ops->send(a->net, a->now, a->rank_ep[from], a->rank_ep[to], bytes, m, err);
+	/* A refusal is of the trace's message (too large for the model): named
+	 * by the op that sent it, as every error about the trace's contents. */
+	if (rc < 0 && rc != NL_ENOMEM)
+		return app_err_at_op(a, ms->src, ms->send_op, ms->op_kind, err);
+	return rc;
 }
 
 /* Stamp m with the next sequence number of its (src, dst) pair. */

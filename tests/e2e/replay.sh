@@ -669,6 +669,21 @@ for b in analytic flit; do
   expect_eq "two computes past the limit ($b)" "$out" "netloom replay: $dir/cw.nlt: rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
 done
 
+# A message too large for the model (more than 2^62 ps to serialise on the
+# analytic backend, more than 2^32-1 packets on the flit one) is the
+# trace's: named by its file, rank and op. Before, the line named the
+# backend's message number alone ("netloom replay: analytic backend:
+# message 0: ...").
+printf 'netloom-trace 2\nranks 2\nrank 0\ninit t=0 dur=0\nsend t=0 dur=0 peer=1 bytes=18446744073709551615\nrank 1\ninit t=0 dur=0\nrecv t=0 dur=0 peer=0 bytes=18446744073709551615\n' > "$dir/huge.txt"
+"$netloom" trace encode "$dir/huge.txt" "$dir/huge.nlt" || fail "encode a 2^64-1 byte message"
+for b in analytic flit; do
+  rm -f "$dir/huge.json"
+  out=$("$netloom" replay "$dir/huge.nlt" -s backend=$b --json "$dir/huge.json" 2>&1); rc=$?
+  expect_eq "2^64-1 byte message ($b) exit" $rc 2
+  expect_eq "2^64-1 byte message ($b): names the file, rank and op" "${out%%: $b backend: message *}" "netloom replay: $dir/huge.nlt: rank 0 op 1 (send)"
+  [ -e "$dir/huge.json" ] && fail "2^64-1 byte message ($b): --json written"
+done
+
 # Errors about the archive's contents name it first, once, as trace
 # verify's: "PATH: rank R ...". Before, an op replay refused said "trace
 # rank 0 op 1 (compute): ..." without the file, and a damaged frame "trace
