@@ -350,7 +350,8 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		if (e->seen & H_START)
 			return enc_err(e, "start_unix given twice");
 		if (!parse_u64(rest, &e->m.start_unix))
-			return enc_err(e, "start_unix '%s': expected an unsigned integer", rest);
+			return enc_err(e, "start_unix '%s': expected a whole number of seconds 0 .. %" PRIu64, rest,
+				       UINT64_MAX);
 		e->seen |= H_START;
 		return 0;
 	}
@@ -391,7 +392,7 @@ static int parse_list64(struct enc *e, const char *key, char *v, uint64_t **a, s
 			*cap = c;
 		}
 		if (!parse_u64(tok, &(*a)[*n]))
-			return enc_err(e, "%s: '%s' is not an unsigned integer", key, tok);
+			return enc_err(e, "%s: '%s' is not an unsigned integer 0 .. %" PRIu64, key, tok, UINT64_MAX);
 		(*n)++;
 	}
 	if (!*n)
@@ -463,15 +464,30 @@ static const char *const enc_keys[] = {"t", "dur", "flags", "comm", "peer", "tag
 				       "recv_peer", "recv_tag", "recv_bytes", "n_counts", "send_counts",
 				       "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key", "cpu"};
 /* What each field takes, for the line that refuses a value (the count
- * lists say their own). */
+ * lists say their own), with its range: a whole number past it was told
+ * it was expected to be a whole number. */
 static const char *const enc_expected[] = {
-	"picoseconds, a whole number", "picoseconds, a whole number",
-	"flag names or numbers up to 65535 joined by '|'", "a communicator id, a whole number",
-	"a rank, 'any' or 'null'", "a tag (an integer) or 'any'", "a byte count, a whole number",
-	"a decimal number of flops >= 0", "a rank, 'any' or 'null'", "a tag (an integer) or 'any'",
-	"a byte count, a whole number", "a rank count >= 1", "", "", "a request id, a whole number",
-	"request ids joined by ','", "a count, a whole number", "a communicator id or 'null'",
-	"an integer", "an integer", "picoseconds, a whole number >= 1"};
+	"picoseconds, a whole number 0 .. 18446744073709551615",
+	"picoseconds, a whole number 0 .. 18446744073709551615",
+	"flag names or numbers up to 65535 joined by '|'",
+	"a communicator id, a whole number 0 .. 4294967295",
+	"a rank (an integer -2147483648 .. 2147483647), 'any' or 'null'",
+	"a tag (an integer -2147483648 .. 2147483647) or 'any'",
+	"a byte count, a whole number 0 .. 18446744073709551615",
+	"a decimal number of flops >= 0",
+	"a rank (an integer -2147483648 .. 2147483647), 'any' or 'null'",
+	"a tag (an integer -2147483648 .. 2147483647) or 'any'",
+	"a byte count, a whole number 0 .. 18446744073709551615",
+	"a rank count 1 .. 4294967295",
+	"",
+	"",
+	"a request id, a whole number 0 .. 4294967295",
+	"request ids (whole numbers 0 .. 4294967295) joined by ','",
+	"a count, a whole number 0 .. 4294967295",
+	"a communicator id (0 .. 4294967295) or 'null'",
+	"an integer -2147483648 .. 2147483647",
+	"an integer -2147483648 .. 2147483647",
+	"picoseconds, a whole number 1 .. 18446744073709551615"};
 _Static_assert(sizeof enc_expected / sizeof *enc_expected == sizeof enc_keys / sizeof *enc_keys, "one per field");
 enum { ENC_N_KEYS = sizeof enc_keys / sizeof *enc_keys };
 
