@@ -167,6 +167,12 @@ same "netloom trace encode: $T/r3.txt:15: 'rank 3': expected 'rank 0' (every ran
 	"$T/err" "encode names why"
 expect 2 "dump --rank past the ranks: exit 2" "$NL" trace dump "$T/bgp.nlt" --rank 7
 same "netloom trace dump: $T/bgp.nlt: --rank 7: expected 0 .. 6, the archive's ranks" "$T/err" "dump --rank past the ranks names the archive"
+# A full disk under dump is stdout's, said as info and every command say
+# it (it was "dump: write failed", no file named); status 1, the work.
+"$NL" trace dump "$T/bgp.nlt" >/dev/full 2>"$T/err"
+got=$?
+if [ $got = 1 ]; then ok "dump to a full disk: exit 1"; else fail "dump to a full disk: exit $got, expected 1"; fi
+same "netloom trace dump: stdout: write failed: No space left on device" "$T/err" "dump to a full disk names stdout"
 sed 's/^alltoall \(.*\)$/alltoall \1 frob=1/' "$T/bgp.txt" >"$T/bad.txt"
 expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x.nlt"
 line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
