@@ -68,7 +68,9 @@ bool simgrid_parse_int(const char *t, long long lo, long long hi, long long *v)
 
 /* SimGrid parses sizes as doubles and truncates (parse_integer). Decimal,
  * as the traces SimGrid writes: strtod read C99's hexadecimal floats
- * ('0x1p3' as 8), in sizes and in flops (param_strtod). */
+ * ('0x1p3' as 8), in sizes and in flops (param_strtod). Below 2^63, as
+ * the messages refusing one say (SG_SIZES). */
+#define SG_SIZES "0 .. 9.2e18"
 static bool parse_size(const char *t, double *v)
 {
 	char *end;
@@ -231,7 +233,7 @@ static int sg_counts(struct simgrid_import *s, char **a, int i, uint64_t *dst, u
 	for (uint32_t k = 0; k < s->n_ranks; k++) {
 		double v;
 		if (!parse_size(a[i + (int)k], &v) || v < 0)
-			return simgrid_err(s, "count '%s': expected a non-negative number", a[i + (int)k]);
+			return simgrid_err(s, "count '%s': expected a number of elements " SG_SIZES, a[i + (int)k]);
 		NL_CHECK(sg_bytes(s, a[i + (int)k], v, elem, &dst[k]));
 	}
 	return 0;
@@ -299,11 +301,12 @@ static int sg_point(struct simgrid_import *s, uint32_t rank, const char *act, ch
 	NL_CHECK(sg_rank_arg(s, a[i++], "partner", &op->peer));
 	if (s->tagged) {
 		if (!simgrid_parse_int(a[i++], 0, INT32_MAX, &x))
-			return simgrid_err(s, "tag '%s': expected an integer >= 0", a[i - 1]);
+			return simgrid_err(s, "tag '%s': expected an integer 0 .. 2147483647", a[i - 1]);
 		op->tag = (int32_t)x;
 	}
 	if (!parse_size(a[i++], &v) || v < -1)
-		return simgrid_err(s, "size '%s': expected a number of elements", a[i - 1]);
+		return simgrid_err(s, "size '%s': expected a number of elements " SG_SIZES " (-1 on a receive: unknown)",
+				   a[i - 1]);
 	NL_CHECK(sg_dtype(s, rank, a, n, i, &e1));
 	if (v < 0) {
 		/* RecvAction: -1 means the size was not recorded (probed at replay). */
@@ -338,7 +341,7 @@ static int sg_wait_test(struct simgrid_import *s, uint32_t rank, const char *act
 		NL_CHECK(sg_rank_arg(s, a[0], "source", &src));
 		NL_CHECK(sg_rank_arg(s, a[1], "destination", &dst));
 		if (!simgrid_parse_int(a[2], 0, INT32_MAX, &x))
-			return simgrid_err(s, "tag '%s': expected an integer >= 0", a[2]);
+			return simgrid_err(s, "tag '%s': expected an integer 0 .. 2147483647", a[2]);
 		/* RequestStorage: FIFO per (src, dst, tag). */
 		for (i = 0; i < r->n_pend; i++)
 			if (r->pend[i].src == src && r->pend[i].dst == dst && r->pend[i].tag == (int32_t)x)
@@ -393,7 +396,7 @@ static int sg_bcast(struct simgrid_import *s, uint32_t rank, const char *act, ch
 	double v;
 	NEED(1);
 	if (!parse_size(a[0], &v) || v < 0)
-		return simgrid_err(s, "bcast size '%s': expected a number of elements", a[0]);
+		return simgrid_err(s, "bcast size '%s': expected a number of elements " SG_SIZES, a[0]);
 	if (n > 1)
 		NL_CHECK(sg_rank_arg(s, a[1], "root", &op->peer));
 	NL_CHECK(sg_dtype(s, rank, a, n, 2, &e1));
@@ -410,7 +413,7 @@ static int sg_reduce(struct simgrid_import *s, uint32_t rank, const char *act, c
 	bool rooted = act[0] == 'r';
 	NEED(2);
 	if (!parse_size(a[0], &v) || v < 0)
-		return simgrid_err(s, "%s count '%s': expected a number of elements", act, a[0]);
+		return simgrid_err(s, "%s count '%s': expected a number of elements " SG_SIZES, act, a[0]);
 	if (!parse_flops(a[1], &op->flops))
 		return simgrid_err(s, "%s computation '%s': expected flops >= 0", act, a[1]);
 	if (rooted && n > 2)
@@ -462,7 +465,7 @@ static int sg_gatherv(struct simgrid_import *s, uint32_t rank, const char *act, 
 	else
 		AT_MOST(2 * cs + 3, "send, counts, 2 datatypes, displacements");
 	if (!parse_size(a[0], &v) || v < 0)
-		return simgrid_err(s, "%s send size '%s': expected a number of elements", act, a[0]);
+		return simgrid_err(s, "%s send size '%s': expected a number of elements " SG_SIZES, act, a[0]);
 	int ti = 1 + cs;
 	if (rooted) {
 		if (n > ti)
@@ -494,7 +497,7 @@ static int sg_scatterv(struct simgrid_import *s, uint32_t rank, const char *act,
 	NEED(cs + 1);
 	AT_MOST(cs + 4, "counts, receive, root, 2 datatypes");
 	if (!parse_size(a[cs], &v) || v < 0)
-		return simgrid_err(s, "scatterv receive size '%s': expected a number of elements", a[cs]);
+		return simgrid_err(s, "scatterv receive size '%s': expected a number of elements " SG_SIZES, a[cs]);
 	if (n > cs + 1)
 		NL_CHECK(sg_rank_arg(s, a[cs + 1], "root", &op->peer));
 	NL_CHECK(sg_dtype(s, rank, a, n, cs + 2, &e1));

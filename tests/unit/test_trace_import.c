@@ -1207,6 +1207,12 @@ static void test_simgrid_old_form_and_errors(void)
 		{"hex.txt", "0 init\n0 bcast 0x1p3\n", "hex.txt:2: bcast size '0x1p3': expected a number of elements"},
 		{"hex2.txt", "0 init\n0 compute -0X10\n", "hex2.txt:2: compute '-0X10': expected a number of flops >= 0"},
 		{"hex3.txt", "0 init\n0 send 0 0x10\n", "hex3.txt:2: size '0x10': expected a number of elements"},
+		/* A number past the range: the range said (it was "expected a
+		 * number of elements", which 1e19 is). */
+		{"big.txt", "0 init\n0 bcast 1e19\n", "big.txt:2: bcast size '1e19': expected a number of elements 0 .. 9.2e18"},
+		{"big2.txt", "0 init\n0 send 0 0 1e30\n",
+		 "big2.txt:2: size '1e30': expected a number of elements 0 .. 9.2e18 (-1 on a receive: unknown)"},
+		{"big3.txt", "0 init\n0 send 0 2147483648 10\n", "big3.txt:2: tag '2147483648': expected an integer 0 .. 2147483647"},
 		{"bad2.txt", "0 init\n0 frobnicate 1\n",
 		 "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)"},
 		{"bad3.txt", "0 init\n0 send 1 0 10 77\n1 init\n",
