@@ -40,11 +40,23 @@ static int cal_table(struct net_cal *c, json_t *tab, const char *path, const cha
 		 * picoseconds it would pass the 64 bits simulated time has. */
 		if (!json_is_integer(b) || json_integer_value(b) < 0 || !json_is_number(sec) ||
 		    !(json_number_value(sec) >= 0 && json_number_value(sec) <= NET_CAL_MAX_SECONDS) ||
-		    (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1]))
+		    (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1])) {
+			/* The run and the values refused, so a file of several
+			 * runs says which entry of which, and what it holds. */
+			char bv[32] = "not an integer", sv[32] = "not a number";
+			if (!b)
+				snprintf(bv, sizeof bv, "missing");
+			else if (json_is_integer(b))
+				snprintf(bv, sizeof bv, "%lld", (long long)json_integer_value(b));
+			if (!sec)
+				snprintf(sv, sizeof sv, "missing");
+			else if (json_is_number(sec))
+				snprintf(sv, sizeof sv, "%g", json_number_value(sec));
 			return nl_errf(err, NL_EFORMAT,
-				       "calibration %s: %s[%zu]: expected increasing 'bytes' and a 'median_seconds' >= 0 "
-				       "(at most %g)",
-				       path, name, i, NET_CAL_MAX_SECONDS);
+				       "calibration %s: run of %lld ranks: %s[%zu]: bytes %s, median_seconds %s: expected "
+				       "increasing 'bytes' and a 'median_seconds' >= 0 (at most %g)",
+				       path, ranks, name, i, bv, sv, NET_CAL_MAX_SECONDS);
+		}
 		c->bytes[i] = (uint64_t)json_integer_value(b);
 		c->ps[i] = json_number_value(sec) * 1e12;
 	}

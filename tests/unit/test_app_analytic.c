@@ -395,14 +395,22 @@ static void test_calibration(void)
 		 "expected a 'one_way' array of at least 2 sizes"},
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 8, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": 2e-6}]}",
-		 "one_way[1]: expected increasing 'bytes'"},
+		 "run of 2 ranks: one_way[1]: bytes 8, median_seconds 2e-06: expected increasing 'bytes'"},
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": -2e-6}]}",
-		 "one_way[1]: expected increasing 'bytes' and a 'median_seconds' >= 0"},
+		 "run of 2 ranks: one_way[1]: bytes 8, median_seconds -2e-06: expected increasing 'bytes' and a "
+		 "'median_seconds' >= 0"},
 		/* 3e10 s is 3e22 ps, past simulated time's 64 bits. */
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": 3e10}]}",
-		 "one_way[1]: expected increasing 'bytes' and a 'median_seconds' >= 0 (at most 1e+06)"},
+		 "run of 2 ranks: one_way[1]: bytes 8, median_seconds 3e+10: expected increasing 'bytes' and a "
+		 "'median_seconds' >= 0 (at most 1e+06)"},
+		/* Which run, and what the entry holds (it said "one_way[1]:
+		 * expected ..." alone, whichever run of a file of several). */
+		{"{\"runs\": [{\"ranks\": 8, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": 2e-6}]}, {\"ranks\": 2, \"one_way\": [{\"bytes\": 0,"
+		 " \"median_seconds\": 1e-6}, {\"median_seconds\": \"x\"}]}]}",
+		 "run of 2 ranks: one_way[1]: bytes missing, median_seconds not a number: expected increasing 'bytes'"},
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": 2e-6}], \"exchange\": 3}",
 		 "expected a 'exchange' array"},
