@@ -37,7 +37,7 @@ struct bentry {
 	uint64_t size, hash, offset, comp_len;
 };
 
-bool trace_bundle_given(const char *path, struct nl_err *err)
+bool trace_bundle_given(const char *path, enum trace_takes takes, struct nl_err *err)
 {
 	uint8_t magic[8];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -47,9 +47,8 @@ bool trace_bundle_given(const char *path, struct nl_err *err)
 	close(fd);
 	if (is_bundle)
 		nl_errf(err, NL_EINVAL,
-			"%s: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first "
-			"(netloom trace unpack %s DIR)",
-			path, path);
+			"%s: a netloom bundle, not a trace: expected %s; unpack it first (netloom trace unpack %s DIR)",
+			path, trace_takes_text(takes), path);
 	return is_bundle;
 }
 

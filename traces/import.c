@@ -107,7 +107,8 @@ static int not_foreign(const char *in_path, const struct input_probe *p, bool nl
 		return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path, strerror(e));
 	if (!S_ISREG(p->mode))
 		return trace_not_regular(in_path, p->mode, "trace file", err);
-	if (trace_bundle_given(in_path, err) || trace_text_given(in_path, err) ||
+	const enum trace_takes takes = nlt_ok ? TRACE_TAKES_ANY : TRACE_TAKES_FOREIGN;
+	if (trace_bundle_given(in_path, takes, err) || trace_text_given(in_path, takes, err) ||
 	    trace_stream_given(in_path, err))
 		return err->code;
 	/* An empty file has no format to be unknown: say it is empty (as the

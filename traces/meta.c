@@ -150,8 +150,8 @@ static int not_an_archive(struct trace_archive *a, const uint8_t *head, size_t n
 	static const struct {
 		const char *importer, *what;
 	} formats[] = {{"dumpi", "a DUMPI"}, {"simgrid", "a SimGrid time-independent"}, {"otf2", "an OTF2"}};
-	if (trace_bundle_given(a->path, err) || trace_text_given(a->path, err) ||
-	    trace_stream_given(a->path, err))
+	if (trace_bundle_given(a->path, TRACE_TAKES_NLT, err) ||
+	    trace_text_given(a->path, TRACE_TAKES_NLT, err) || trace_stream_given(a->path, err))
 		return err->code;
 	const char *importer = trace_import_detect(a->path);
 	/* Any text file whose first line is one word probes as a SimGrid

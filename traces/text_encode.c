@@ -23,7 +23,14 @@
 
 /* --- encode ----------------------------------------------------------------- */
 
-bool trace_text_given(const char *path, struct nl_err *err)
+const char *trace_takes_text(enum trace_takes takes)
+{
+	if (takes == TRACE_TAKES_NLT)
+		return "a .nlt";
+	return takes == TRACE_TAKES_FOREIGN ? "a foreign trace" : "a .nlt or a foreign trace";
+}
+
+bool trace_text_given(const char *path, enum trace_takes takes, struct nl_err *err)
 {
 	char head[4096];
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO is not waited on */
@@ -46,9 +53,9 @@ bool trace_text_given(const char *path, struct nl_err *err)
 	if (strncmp(p, "netloom-trace ", 14))
 		return false;
 	nl_errf(err, NL_EINVAL,
-		"%s: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it "
-		"first (netloom trace encode %s OUT.nlt)",
-		path, path);
+		"%s: a netloom trace in text form, not an archive: expected %s; encode it first (netloom trace "
+		"encode %s OUT.nlt)",
+		path, trace_takes_text(takes), path);
 	return true;
 }
 

@@ -619,11 +619,17 @@ struct trace_flag_name {
 };
 extern const struct trace_flag_name trace_flag_names[TRACE_N_FLAG_NAMES];
 
+/* What a command that reads a trace takes, for the lines below that name
+ * a file it does not: an archive only (info, dump, verify, export, pack),
+ * a foreign trace only (convert, import), or either (replay). */
+enum trace_takes { TRACE_TAKES_NLT, TRACE_TAKES_FOREIGN, TRACE_TAKES_ANY };
+
 /* When path is a reproducibility bundle, given where a trace is read:
  * "PATH: a netloom bundle, not a trace: expected a .nlt or a foreign
- * trace; unpack it first (netloom trace unpack PATH DIR)", NL_EINVAL, and
- * true; false, err untouched, for any other file. */
-bool trace_bundle_given(const char *path, struct nl_err *err);
+ * trace; unpack it first (netloom trace unpack PATH DIR)" (what is
+ * expected by `takes`), NL_EINVAL, and true; false, err untouched, for any
+ * other file. */
+bool trace_bundle_given(const char *path, enum trace_takes takes, struct nl_err *err);
 /* When path is a rank's stream file (TRACE_STREAM_MAGIC: what the recorder
  * writes per rank, and leaves behind when a run does not reach
  * MPI_Finalize), given where a trace is read: "PATH: a rank's stream file,
@@ -635,9 +641,13 @@ bool trace_stream_given(const char *path, struct nl_err *err);
  * blank one starts 'netloom-trace '), given where an archive or a foreign
  * trace is read: "PATH: a netloom trace in text form, not an archive:
  * expected a .nlt or a foreign trace; encode it first (netloom trace
- * encode PATH OUT.nlt)", NL_EINVAL, and true; false, err untouched, for
- * any other file. Reads at most the first 4 KiB. */
-bool trace_text_given(const char *path, struct nl_err *err);
+ * encode PATH OUT.nlt)" (what is expected by `takes`), NL_EINVAL, and
+ * true; false, err untouched, for any other file. Reads at most the first
+ * 4 KiB. */
+bool trace_text_given(const char *path, enum trace_takes takes, struct nl_err *err);
+
+/* "a .nlt", "a foreign trace" or "a .nlt or a foreign trace". */
+const char *trace_takes_text(enum trace_takes takes);
 
 /* malloc'd copy of s (NULL for NULL). */
 char *trace_strdup(const char *s);

@@ -377,10 +377,10 @@ QUOTED = {
          ["sys.ini:1: rank 0 trace '[network]' not found (the file was read as a SimGrid index, ...)"],
          {"sys.ini": "[network]\ntopology = torus:k=4x4\n"}, False),
         (f"netloom trace pack b.nlb {_LJ2} && netloom trace info b.nlb", 2,
-         ["b.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace "
+         ["b.nlb: a netloom bundle, not a trace: expected a .nlt; unpack it first (netloom trace "
           "unpack b.nlb DIR)"], {}, False),
         ("netloom trace dump t.txt", 2,
-         ["t.txt: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first "
+         ["t.txt: a netloom trace in text form, not an archive: expected a .nlt; encode it first "
           "(netloom trace encode t.txt OUT.nlt)"], {"t.txt": _CUT_TXT}, False),
         ("printf '\\x28\\xb5\\x2f\\xfd\\x24\\x05\\x29\\x00more' > x.zst && netloom trace info x.zst", 2,
          ["x.zst: offset 0: not a netloom trace archive (bad magic): its first bytes are 28 b5 2f fd 24 05 29 00; "

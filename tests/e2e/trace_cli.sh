@@ -113,20 +113,25 @@ done
 # magic", "verify FAILED" with status 1, and "unknown trace format").
 printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\n' >"$T/hand.txt"
 # FILE given to each trace command CMD... and to replay: exit 2, MSG on
-# stderr (LABEL names FILE in the checks).
+# stderr (LABEL names FILE in the checks), with @EXP@ in MSG standing for
+# what the command reads: an archive (info, verify, dump, export), a
+# foreign trace (convert, import) or either (replay). It said "expected a
+# .nlt or a foreign trace" from all of them, though `trace verify t.meta`
+# refuses a foreign trace and `trace convert x.nlt` an archive.
 refused_as() { # FILE MSG LABEL CMD...
-	local file=$1 msg=$2 label=$3 cmd
+	local file=$1 msg=$2 label=$3 cmd exp
 	shift 3
 	for cmd in "$@"; do
 		read -r -a args <<<"$cmd"
+		case ${args[0]} in convert | import) exp="a foreign trace" ;; *) exp="a .nlt" ;; esac
 		expect 2 "trace ${args[0]} of $label: exit 2" "$NL" trace "${args[0]}" "$file" "${args[@]:1}"
-		same "netloom trace ${args[0]}: $msg" "$T/err" "trace ${args[0]} of $label: named"
+		same "netloom trace ${args[0]}: ${msg//@EXP@/$exp}" "$T/err" "trace ${args[0]} of $label: named"
 	done
 	expect 2 "replay of $label: exit 2" "$NL" replay "$file"
-	same "netloom replay: $msg" "$T/err" "replay of $label: named"
+	same "netloom replay: ${msg//@EXP@/a .nlt or a foreign trace}" "$T/err" "replay of $label: named"
 }
 for f in bgp.txt hand.txt; do
-	refused_as "$T/$f" "$T/$f: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first (netloom trace encode $T/$f OUT.nlt)" \
+	refused_as "$T/$f" "$T/$f: a netloom trace in text form, not an archive: expected @EXP@; encode it first (netloom trace encode $T/$f OUT.nlt)" \
 		"a text ($f)" info verify dump "export --otf2 $T/tx" "convert $T/tx.nlt" "import -o $T/tx.nlt"
 done
 [ ! -e "$T/tx" ] && [ ! -e "$T/tx.nlt" ] && ok "nothing written from a text" || fail "output written from a text"
@@ -363,7 +368,7 @@ for c in "empty.nlb|offset 0: empty file (expected a netloom bundle)" \
 done
 # A bundle where a trace is read: named, with the way to its traces (it
 # was "bad magic" or "unknown trace format"), status 2, nothing written.
-refused_as "$T/study.nlb" "$T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
+refused_as "$T/study.nlb" "$T/study.nlb: a netloom bundle, not a trace: expected @EXP@; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
 	"a bundle" info verify dump "export --otf2 $T/bx" "convert $T/bx.nlt"
 [ ! -e "$T/bx" ] && [ ! -e "$T/bx.nlt" ] && ok "nothing written from a bundle" || fail "output written from a bundle"
 # A rank's stream file the recorder left behind (a run killed before
