@@ -68,13 +68,24 @@ static const char *path_spec_name(const char *path, const char *r, bool in_list)
 	return in_list && strchr(r, ',') ? path : r;
 }
 
+/* Wrappers ("p2(...)") followed deeper than this are copied as typed:
+ * no spec nested so deep builds (topo_new refuses past 16 levels), and a
+ * study or spec file of 100,000 nested wrappers recursed here until the
+ * stack ran out (SIGSEGV), rescanning the rest of the text at each level. */
+#define PATH_SPEC_MAX_DEPTH 32
+
 /* One spec (len bytes at spec) into out, its files through fn: the
  * grammar of param_parse, "name[(inner)][:k=v,...]", values without
- * commas; anything else is copied as it is. `nested`: inside a
- * wrapper's parentheses. */
+ * commas; anything else is copied as it is. `level`: the wrappers whose
+ * parentheses hold it (0 at the top). */
 static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(void *, const char *), void *ctx,
-			   bool nested)
+			   int level)
 {
+	bool nested = level > 0;
+	if (level > PATH_SPEC_MAX_DEPTH) { /* refused by the parser, kept as typed */
+		fwrite(spec, 1, len, out);
+		return true;
+	}
 	if (len && spec[0] == '@') {
 		char *path = strndup(spec + 1, len - 1), *r = path ? fn(ctx, path) : NULL;
 		if (r)
@@ -100,7 +111,7 @@ static bool path_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(
 			return true;
 		}
 		fputc('(', out);
-		if (!path_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx, true))
+		if (!path_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx, level + 1))
 			return false;
 		fputc(')', out);
 		p = q + 1;
@@ -139,7 +150,7 @@ char *path_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	bool ok = path_spec_walk(spec, strlen(spec), f, fn, ctx, false);
+	bool ok = path_spec_walk(spec, strlen(spec), f, fn, ctx, 0);
 	if (fclose(f) != 0 || !ok) {
 		free(buf);
 		return NULL;

@@ -1193,6 +1193,29 @@ static void test_compare_topology_files(void)
 		CHECK_STR(r, cases[i][1]);
 		free(r);
 	}
+	/* 200,000 nested wrappers (a study's or spec file's line of any
+	 * length): the walk recursed once per level until the stack ran out
+	 * (SIGSEGV). Past 32 levels, deeper than any spec builds (topo_new
+	 * refuses 17), the text is copied as typed; within them a file is
+	 * still found. */
+	for (int levels = 31; levels <= 200000; levels += 200000 - 31) {
+		size_t n = 3 * (size_t)levels + 32 + (size_t)levels;
+		char *deep = malloc(n), *w = deep;
+		CHECK(deep != NULL);
+		if (!deep)
+			return;
+		for (int i = 0; i < levels; i++)
+			w += sprintf(w, "p1(");
+		w += sprintf(w, "graph:file=in.edges");
+		memset(w, ')', (size_t)levels);
+		w[levels] = '\0';
+		char *r = path_spec_files(deep, test_under, "D");
+		CHECK(r != NULL);
+		CHECK_EQ(r && strstr(r, "file=D/in.edges") != NULL, levels == 31);
+		CHECK_EQ(r ? strlen(r) : 0, strlen(deep) + 2 * (levels == 31));
+		free(r);
+		free(deep);
+	}
 	static const char ring[] = "router 0 node 0 router 1\nrouter 1 node 1 router 2\nrouter 2 node 2 router 0\n";
 	char pa[128], pb[128], spec[300], key[3][20], cost[3][20];
 	snprintf(pa, sizeof pa, "/tmp/netloom_test_%d_a.anynet", (int)getpid());
