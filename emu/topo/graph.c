@@ -136,7 +136,9 @@ static int graph_parse_id(const struct topo *t, const char *path, unsigned line,
 		if (id < 0)
 			return nl_errf(err, NL_ENOMEM, "out of memory");
 		if (id >= GRAPH_MAX_ROUTERS)
-			return topo_errf(t, err, NL_ERANGE, "%s:%u: more than 2^30 routers", path, line);
+			return topo_errf(t, err, NL_ERANGE,
+					 "%s:%u: router '%s' is router number 2^30 + 1; expected at most 2^30 routers", path,
+					 line, tok);
 		*out = (uint32_t)id;
 		return 0;
 	}
@@ -148,7 +150,10 @@ static int graph_parse_id(const struct topo *t, const char *path, unsigned line,
 				 "%s:%u: router id '%s' is not an integer 0..n-1 (labels=1 reads arbitrary names)", path,
 				 line, tok);
 	if (v >= GRAPH_MAX_ROUTERS)
-		return topo_errf(t, err, NL_ERANGE, "%s:%u: router id %s is over 2^30", path, line, tok);
+		return topo_errf(t, err, NL_ERANGE,
+				 "%s:%u: router id '%s' is past the largest, %u; expected ids 0..n-1 of at most 2^30 "
+				 "routers",
+				 path, line, tok, GRAPH_MAX_ROUTERS - 1);
 	*out = (uint32_t)v;
 	return 0;
 }

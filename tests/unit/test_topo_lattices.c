@@ -157,6 +157,14 @@ static void test_graph_errors(void)
 	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e,
 		  "far.edges: largest router id is 700000001, but 2 links join at most 4 routers");
 	unlink(path);
+	/* 2^30 itself is past the last id: it said "router id 1073741824 is
+	 * over 2^30", with no word on what was expected. */
+	path = tc_tmpfile("0 1\n1 1073741824\n", "big.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_ERANGE, &e,
+		  "big.edges:2: router id '1073741824' is past the largest, 1073741823; expected ids 0..n-1 of at "
+		  "most 2^30 routers");
+	unlink(path);
 
 	path = tc_tmpfile("# nothing\n\n", "empty.edges");
 	snprintf(spec, sizeof spec, "graph:file=%s", path);
