@@ -97,7 +97,8 @@ static int equality_set(const struct param_def *d, void *out, const char *text, 
 /* Parse a comma-separated list up to `close` into v[0..*n), each element
  * checked as one integer within the bounds of list parameter def (an
  * empty list is allowed). Returns 0, 1 when the text is not such a list,
- * or a negative error (an element out of range, named alone). */
+ * or a negative error (an element out of range, named alone, or more than
+ * EQUALITY_MAX_OFFSETS of them). */
 static int equality_list(const char **s, char close, const struct param_def *def, int64_t *v, int *n,
 			 struct nl_err *err)
 {
@@ -117,8 +118,13 @@ static int equality_list(const char **s, char close, const struct param_def *def
 			p++;
 		const char *num = p;
 		size_t len = equality_number(&p);
-		if (*n == EQUALITY_MAX_OFFSETS || len == 0)
+		if (len == 0)
 			return 1;
+		if (*n == EQUALITY_MAX_OFFSETS) /* it said "cannot read", as if the notation were wrong */
+			return nl_errf(err, NL_ERANGE,
+				       "topology 'equality': parameter '%s': more than %d offsets; expected at most %d "
+				       "per set in the notation (%d in the key=value form)",
+				       def->name, EQUALITY_MAX_OFFSETS, EQUALITY_MAX_OFFSETS, PARAM_VEC_MAX);
 		int rc = equality_set(&one, &v[*n], num, len, err);
 		if (rc < 0)
 			return rc;

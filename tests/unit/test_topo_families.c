@@ -517,6 +517,17 @@ static void test_equality_notation(void)
 		  "parameter 'sa': offsets -1 and 13 are equal mod N = 14 and would make the same links");
 	CHECK_ERR(topo_new("equality:n=12,sa=3/9", &t, &e), NL_EINVAL, &e,
 		  "the offsets leave router 1 unreachable from router 0 (the network is not connected)");
+	/* 1,025 odd offsets, one past what the notation holds: it said
+	 * "cannot read ...: expected N<routers>K<radix>...", as if the
+	 * notation were malformed. */
+	static char many[8192];
+	char *w = many + sprintf(many, "N5000K1025[1");
+	for (int s = 3; s <= 2049; s += 2)
+		w += sprintf(w, ",%d", s);
+	sprintf(w, "]()");
+	CHECK_ERR(topo_new(many, &t, &e), NL_ERANGE, &e,
+		  "topology 'equality': parameter 'sa': more than 1024 offsets; expected at most 1024 per set in the "
+		  "notation (16 in the key=value form)");
 }
 
 /* The notation's N, K and P and its offsets pass the key=value form's
