@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/text.h"
 
 /* BookSim2's defaults (booksim_config.cpp) for the keys we map. */
 static const char *const bs_defaults[][2] = {
@@ -502,10 +503,14 @@ bool cli_booksim_syntax(const char *path)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
-	char line[1024];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	bool seen = false;
-	while (!seen && fgets(line, sizeof line, f)) {
-		char *p = line, *e = line + strlen(line);
+	/* Up to a NUL byte, which no text file holds: fgets read /dev/zero's
+	 * NULs as empty lines forever (the hint of 'config -c /dev/zero'). */
+	while (!seen && (n = text_getline(&line, &cap, f)) >= 0 && !memchr(line, '\0', (size_t)n)) {
+		char *p = line, *e = line + n;
 		while (isspace((unsigned char)*p))
 			p++;
 		char *cmt = strstr(p, "//");
@@ -519,6 +524,7 @@ bool cli_booksim_syntax(const char *path)
 			e--;
 		seen = e > p && e[-1] == ';' && memchr(p, '=', (size_t)(e - p)) && *p != '[';
 	}
+	free(line);
 	fclose(f);
 	return seen;
 }

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/text.h"
 #include "session/session.h"
 
 static void cli_serve_usage(FILE *f)
@@ -125,7 +126,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	uint32_t i = 0, lineno = 0;
 	int rc = 0;
 	ssize_t len;
-	while (rc == 0 && t && (len = getline(&line, &cap, f)) >= 0) {
+	while (rc == 0 && t && (len = text_getline(&line, &cap, f)) >= 0) {
 		char *end;
 		lineno++;
 		/* The string functions below would stop at a NUL and take '1\0x'

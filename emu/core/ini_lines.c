@@ -11,6 +11,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/text.h"
 
 static bool ini_lines_blank(char ch)
 {
@@ -206,7 +207,7 @@ char *ini_lines_reader_next(char *buf, int size, void *stream)
 		r->pos = e;
 		return buf;
 	}
-	ssize_t n = getline(&r->text, &r->cap, r->f);
+	ssize_t n = text_getline(&r->text, &r->cap, r->f);
 	if (n < 0)
 		return NULL;
 	r->line++;

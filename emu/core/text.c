@@ -1,8 +1,38 @@
 /* Text that must stay well formed (text.h). */
 #include "core/text.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+ssize_t text_getline(char **line, size_t *cap, FILE *f)
+{
+	size_t n = 0;
+	int c = 0;
+
+	flockfile(f);
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n + 2 > *cap) { /* the byte and the terminating NUL */
+			size_t nc = *cap ? 2 * *cap : 128;
+			char *b = realloc(*line, nc);
+			if (!b) {
+				funlockfile(f);
+				errno = ENOMEM;
+				return -1;
+			}
+			*line = b;
+			*cap = nc;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n' || c == '\0')
+			break;
+	}
+	funlockfile(f);
+	if (n == 0)
+		return -1;
+	(*line)[n] = '\0';
+	return (ssize_t)n;
+}
 
 char *text_utf8_clean(const char *s, bool xml)
 {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Length of the UTF-8 sequence at p[0..n): 1 to 4 when it is valid, 0 when
  * it is not (a stray continuation byte, an overlong form, a surrogate,
@@ -52,6 +53,16 @@ static inline size_t text_bom_len(const char *line, size_t n)
 {
 	return n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3) ? 3 : 0;
 }
+
+/* getline(3), but a line also ends after a NUL byte: reads the next line
+ * of f into *line (grown as getline grows it, *cap its size) up to and
+ * including its '\n' or its first NUL, whichever comes first, and
+ * returns its length (the NUL counted), -1 at the end of the file, on a
+ * read error (ferror) or when out of memory (errno ENOMEM). Every text
+ * reader refuses a NUL byte by its line, so a stream of NULs without a
+ * '\n' (/dev/zero) ends at its first byte, where getline would grow the
+ * line until memory ran out. */
+ssize_t text_getline(char **line, size_t *cap, FILE *f);
 
 /* A malloc'd copy of s with every byte that does not start a valid UTF-8
  * sequence replaced by U+FFFD; with xml, also the control characters

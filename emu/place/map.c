@@ -57,7 +57,7 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 	NL_CHECK(nl_open_input(path, "map file", &f, err));
 	for (uint32_t i = 0; i < n_ranks; i++)
 		endpoint[i] = UINT32_MAX;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((len = text_getline(&line, &cap, f)) >= 0) {
 		struct map_num rank, ep;
 		lineno++;
 		/* The string functions below would stop at a NUL and drop the rest. */

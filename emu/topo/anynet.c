@@ -330,7 +330,7 @@ static int anynet_read(struct topo *t, struct anynet_parse *ps, FILE *f, struct 
 	unsigned line = 0;
 	int rc = 0;
 	ssize_t len;
-	while (rc == 0 && (len = getline(&buf, &bufcap, f)) >= 0) {
+	while (rc == 0 && (len = text_getline(&buf, &bufcap, f)) >= 0) {
 		char *save = NULL;
 		int nt = 0;
 		line++;

@@ -290,7 +290,7 @@ static int graph_read(struct topo *t, const struct graph_params *pr, FILE *f, st
 	bool has_counts = false;
 	int rc = 0;
 	ssize_t len;
-	while (rc == 0 && (len = getline(&buf, &bufcap, f)) >= 0) {
+	while (rc == 0 && (len = text_getline(&buf, &bufcap, f)) >= 0) {
 		char *tok[3], *save = NULL;
 		int nt = 0;
 		line++;

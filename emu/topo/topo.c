@@ -96,7 +96,7 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return nl_errf(err, NL_EIO, "topology '@%s': cannot open spec file: %s", path, strerror(errno));
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	while ((n = text_getline(&line, &cap, f)) >= 0) {
 		const char *s = line;
 		lineno++;
 		/* strlen below would stop at a NUL and drop the rest of the line. */

@@ -1195,6 +1195,19 @@ def case_errors():
         p = run("config", "-c", hdr_comment)
         check(f"config -c {hdr_comment}: a ';' comment after ']' is read: {p.stdout!r}",
               b"\ntopology = torus:k=4x4 " in p.stdout and b"\nnum_vcs = 4 " in p.stdout)
+        # /dev/zero (NULs, no newline) is refused at its first NUL: the line
+        # reader read it whole first, growing until memory ran out (under a
+        # 1 GB limit: "sets no key", the defaults run, status 0), and the
+        # BookSim hint after a refusal read its NULs as empty lines forever.
+        exe = os.path.abspath(NETLOOM) if os.sep in NETLOOM else NETLOOM
+        for cmd in ("config", "run"):
+            try:
+                p = subprocess.run(["sh", "-c", 'ulimit -v 1000000; exec "$0" "$@"', exe, cmd, "-c", "/dev/zero"],
+                                   capture_output=True, env=ENV, timeout=20)
+            except subprocess.TimeoutExpired:
+                raise Fail(f"netloom {cmd} -c /dev/zero: still running after 20 s (a hang)")
+            eq(f"netloom {cmd} -c /dev/zero: exit status", p.returncode, 2)
+            one_line_error(p, f"netloom {cmd}: /dev/zero:1: unexpected NUL byte; expected a text file")
         p = run("config", "-c", ini("hh.ini", "[network] # the network\n"), code=2)
         one_line_error(p, "(only blanks or a ';' comment may follow ']'; '#' starts a comment only at the start of "
                           "a line)")

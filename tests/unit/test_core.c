@@ -105,6 +105,33 @@ static void test_error_long(void)
 
 /* The columns a table pads to (text_width): code points, East Asian wide
  * ones 2, combining marks 0, a byte that is not UTF-8 1; not bytes. */
+/* text_getline ends a line at '\n' or after a NUL byte, so a reader's
+ * NUL check comes at the first one (/dev/zero was read whole). */
+static void test_text_getline(void)
+{
+	static const char text[] = "ab\0cd\nef\n\0\0gh";
+	FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	static const struct {
+		ssize_t n;
+		const char *bytes;
+	} want[] = {{3, "ab\0"}, {3, "cd\n"}, {3, "ef\n"}, {1, "\0"}, {1, "\0"}, {2, "gh"}, {-1, ""}};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		ssize_t n = text_getline(&line, &cap, f);
+		CHECK_EQ(n, want[i].n);
+		if (n > 0) {
+			CHECK(memcmp(line, want[i].bytes, (size_t)n) == 0);
+			CHECK_EQ(line[n], '\0');
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
 static void test_text_width(void)
 {
 	CHECK_EQ(text_width(""), 0);
@@ -1915,6 +1942,7 @@ int main(void)
 	TEST_RUN(test_error_one_line_utf8);
 	TEST_RUN(test_str_one_line);
 	TEST_RUN(test_text_width);
+	TEST_RUN(test_text_getline);
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_strtod);
 	TEST_RUN(test_param_nested);

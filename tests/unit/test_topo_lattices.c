@@ -157,6 +157,22 @@ static void test_graph_errors(void)
 	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e,
 		  "far.edges: largest router id is 700000001, but 2 links join at most 4 routers");
 	unlink(path);
+	/* A stream of NUL bytes without a '\n' (/dev/zero) is refused at its
+	 * first NUL: getline read the whole line first, so /dev/zero grew
+	 * until memory ran out. A pipe holding 60 KB of NULs: the reader
+	 * takes one buffer of it at most, the rest stays in the pipe. */
+	int fd[2];
+	CHECK_EQ(pipe(fd), 0);
+	static char zeros[60 * 1024];
+	CHECK_EQ(write(fd[1], zeros, sizeof zeros), (ssize_t)sizeof zeros);
+	close(fd[1]);
+	snprintf(spec, sizeof spec, "graph:file=/dev/fd/%d", fd[0]);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, ":1: unexpected NUL byte; expected a text file");
+	ssize_t left = 0, got;
+	while ((got = read(fd[0], zeros, sizeof zeros)) > 0)
+		left += got;
+	close(fd[0]);
+	CHECK(left >= (ssize_t)sizeof zeros - 8192);
 	/* 2^30 itself is past the last id: it said "router id 1073741824 is
 	 * over 2^30", with no word on what was expected. */
 	path = tc_tmpfile("0 1\n1 1073741824\n", "big.edges");
