@@ -474,6 +474,37 @@ static void floor_wait(struct floor_job *job, struct floor_run *run, uint32_t n_
 		pthread_join(run[i].thread, NULL);
 }
 
+/* The annealing's work bound: a move reads the cabinet-graph links of the
+ * two cabinets it swaps, plus its draws, so moves x trials x (2 links a
+ * cabinet + 8) steps, at a conservative 10^8 steps a second of one core
+ * (user CPU measured on the shared 2-core host under load: 60 ns a move
+ * on dln:n=64,d=4's 8 cabinets, 62 ns on torus:k=4x4x4x4x4's 64, 780 ns
+ * on dragonfly:a=16,p=4's 129 cabinets of 128 links each: 3 to 5 x 10^8),
+ * at most an hour, as topo describe's --bisection and --faults. Without
+ * it --iterations 2^40 (its range; seed 003 used 10^8) x 5 trials on 8
+ * cabinets ran for about 90 hours of CPU (60 ns a move). The defaults (10^6 x 5) stay far below it on
+ * every network the port table holds (a 10,001-group dragonfly: 10^11
+ * steps). */
+#define FLOOR_STEPS_PER_S 1e8
+#define FLOOR_MAX_WORK_S 3600.0
+
+static int floor_check_work(uint32_t C, uint64_t links, uint64_t iterations, uint32_t trials, struct nl_err *err)
+{
+	double per_move = 2.0 * (double)links / (C ? C : 1) + 8.0;
+	double work = (double)iterations * trials * per_move, max_work = FLOOR_MAX_WORK_S * FLOOR_STEPS_PER_S;
+	if (work <= max_work)
+		return 0;
+	double min = work / FLOOR_STEPS_PER_S / 60, most = max_work / ((double)trials * per_move);
+	return nl_errf(err, NL_EINVAL,
+		       "annealing: %llu moves x %u trial%s on %u cabinets (%.3g steps a move: the cabinet links of "
+		       "the two it swaps, and its draws) is %.5g steps, about %.0f %s of work at %.0g steps a second; expected at "
+		       "most %.3g (about %.0f minutes): %.0f moves a trial or fewer (--iterations, "
+		       "layout_iterations) or fewer trials",
+		       (unsigned long long)iterations, trials, trials == 1 ? "" : "s", C, per_move, work,
+		       min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", FLOOR_STEPS_PER_S, max_work,
+		       FLOOR_MAX_WORK_S / 60, floor(most));
+}
+
 int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,
 			uint64_t seed, uint32_t threads, struct nl_err *err)
 {
@@ -486,6 +517,10 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	if (trials == 0)
 		return nl_errf(err, NL_ECONFIG, "--trials: value 0: expected at least 1 annealing trial");
 	NL_CHECK(floor_graph_build(lo, &fg, &fail_nth, err));
+	if ((rc = floor_check_work(C, fg.off[C], iterations, trials, err)) < 0) {
+		floor_graph_release(&fg);
+		return rc;
+	}
 	floor_grid(C, &rows, &cols);
 	struct floor_job job = {
 		.fg = &fg,

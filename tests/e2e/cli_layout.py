@@ -225,6 +225,19 @@ def case_errors():
     one_line_error(run("cost", "torus:k=4x4", "--pack", "flex-fig7", code=2), "does not apply")
     one_line_error(run("cost", "torus:k=4x4", "--layout", "foo", code=2), "--layout")
     one_line_error(run("cost", "torus:k=4x4", "--trials", "0", code=2), "--trials")
+    # A budget past an hour of work is refused before the annealing: 2^40
+    # moves (the range's top) x 5 trials on 8 cabinets ran for about 90
+    # hours of CPU; seed 003's 10^8 x 5 on torus:k=4x4x4x4x4 fits.
+    for cmd, out in (("cost", ()), ("layout", ("--lengths", "-"))):
+        p = run(cmd, "dln:n=64,d=4", "--layout", "anneal", "--iterations", "1099511627776", *out, code=2, timeout=30)
+        one_line_error(p, f"netloom {cmd}: annealing: 1099511627776 moves x 5 trials on 8 cabinets (22 steps a move")
+        one_line_error(p, "about 336 hours of work at 1e+08 steps a second; expected at most 3.6e+11 (about 60 "
+                          "minutes): 3272727272 moves a trial or fewer")
+    trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples", "lammps-lj-8.nlt")
+    p = run("replay", trace, "-s", "topology=dln:n=64,d=4",
+            "-s", "cable_latency=1", "-s", "layout_placement=anneal", "-s", "layout_trials=1000", "-s",
+            "layout_iterations=100000000", code=2, timeout=30)
+    one_line_error(p, "netloom replay: annealing: 100000000 moves x 1000 trials on 8 cabinets")
     one_line_error(run("cost", "nosuch:k=1", code=2), "unknown topology 'nosuch'")
     one_line_error(run("cost", "slimfly:q=9,p=6", "--radix", "18", code=2), "--radix: value 18: expected at least 19")
     # layout takes cost's options: a part too small for the routers, which

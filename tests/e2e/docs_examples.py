@@ -270,6 +270,10 @@ QUOTED = {
           "no --iterations"], {}, False),
         ("netloom cost hyperx:s=32x16x16,k=1x2x2,t=16 --preset hyperx", 0,
          ["cabinet fill largest 32U of 42U (0 cabinets over)"], {}, True),
+        ("netloom cost dln:n=64,d=4 --layout anneal --iterations 1099511627776", 2,
+         ["annealing: 1099511627776 moves x 5 trials on 8 cabinets (22 steps a move: ...) is 1.2095e+14 steps, about "
+          "336 hours of work at 1e+08 steps a second; expected at most 3.6e+11 (about 60 minutes): 3272727272 moves a "
+          "trial or fewer (--iterations, layout_iterations) or fewer trials"], {}, True),
     ],
     "docs/replay.md": [
         ("cp tests/data/traces/dumpi/testtrace.meta t.meta && TMPDIR=/scratch/x netloom replay t.meta", 2,
