@@ -44,7 +44,8 @@ static void cli_print_usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].help);
-	fprintf(f, "\n'netloom <command> --help' (or 'netloom help <command>') describes a command's options.\n"
+	fprintf(f, "\n'netloom <command> --help' (or 'netloom help <command> [<subcommand>]') describes\n"
+		   "a command's options.\n"
 		   "\nExit status: 0 done; 1 the work failed (a deadlock, out of memory, an output that\n"
 		   "could not be written after the work; for serve also every rank evicted after its\n"
 		   "timeout); 2 a bad command line, configuration, input or output (checked before the\n"
@@ -134,6 +135,13 @@ static void cli_unknown_command(const char *name)
 		near ? near : "", near ? "'? " : "");
 }
 
+/* Whether command `name` takes a subcommand first ('netloom topo
+ * describe'), as its --help says ('netloom topo <subcommand> --help'). */
+static bool cli_has_subcommands(const char *name)
+{
+	return !strcmp(name, "topo") || !strcmp(name, "design") || !strcmp(name, "trace");
+}
+
 /* What prints only (usage, the version) and the refusal of an unknown
  * command: quiet, an MPI rank other than 0, prints nothing and returns
  * what rank 0 does, so a launch says it once. A command found is
@@ -157,7 +165,12 @@ static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cm
 		/* Refused as help's own argument, under its name, as every
 		 * command names itself (cli_usage_error). */
 		if (argc > 2) {
-			if (!quiet)
+			bool sub = argc > 4 && cli_has_subcommands(argv[2]); /* 'help topo describe' is rewritten */
+			if (!quiet && sub)
+				cli_usage_error("help",
+						"unexpected argument '%s' after '%s %s %s'; expected 'netloom %s %s --help'",
+						argv[4], argv[1], argv[2], argv[3], argv[2], argv[3]);
+			else if (!quiet)
 				cli_usage_error("help", "unexpected argument '%s' after '%s %s'; expected 'netloom %s --help'",
 						argv[3], argv[1], argv[2], argv[2]);
 			return CLI_USAGE;
@@ -225,13 +238,24 @@ int main(int argc, char **argv)
 	out_signals_ignore_xfsz();
 	/* 'netloom help run' printed netloom's usage, not run's: it is
 	 * 'netloom run --help', whatever the command (under mpirun too). */
-	char *help_argv[4];
-	if (argc == 3 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) &&
-	    cli_find(argv[2])) {
+	char *help_argv[5];
+	bool is_help = argc > 1 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+	if (argc == 3 && is_help && cli_find(argv[2])) {
 		help_argv[0] = argv[0];
 		help_argv[1] = argv[2];
 		help_argv[2] = "--help";
 		help_argv[3] = NULL;
+		argv = help_argv;
+	}
+	/* 'netloom help topo describe' is 'netloom topo describe --help' (it
+	 * was refused, naming 'netloom topo --help'); an unknown subcommand
+	 * is refused by its command. */
+	if (argc == 4 && is_help && cli_has_subcommands(argv[2])) {
+		help_argv[0] = argv[0];
+		help_argv[1] = argv[2];
+		help_argv[2] = argv[3];
+		help_argv[3] = "--help";
+		help_argv[4] = NULL;
 		argv = help_argv;
 	}
 	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;

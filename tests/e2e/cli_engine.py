@@ -2604,6 +2604,15 @@ def case_help():
     # argument"), not help's, where every command names itself.
     one_line_error(run("help", "run", "x", code=2),
                    "netloom help: unexpected argument 'x' after 'help run'; expected 'netloom run --help'")
+    # 'netloom help topo describe' is 'netloom topo describe --help' (it was
+    # refused, naming 'netloom topo --help'); an unknown subcommand is its
+    # command's refusal.
+    for args in (("topo", "describe"), ("design", "hyperx"), ("trace", "info")):
+        eq(f"netloom help {' '.join(args)}", run("help", *args).stdout, run(*args, "--help").stdout)
+    one_line_error(run("help", "topo", "nosuch", code=2), "netloom topo: unknown subcommand 'nosuch'")
+    one_line_error(run("help", "topo", "describe", "x", code=2),
+                   "netloom help: unexpected argument 'x' after 'help topo describe'; expected 'netloom topo describe "
+                   "--help'")
     one_line_error(run("--help", "sweep", "x", code=2),
                    "netloom help: unexpected argument 'x' after '--help sweep'; expected 'netloom sweep --help'")
     # version took any arguments and printed the version (exit 0).
