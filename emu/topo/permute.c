@@ -431,8 +431,11 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 		}
 	}
 	if (view->diameter == UINT32_MAX) {
-		rc = topo_errf(t, err, NL_EINVAL, "all %lld trials left the network disconnected; try another seed",
-			       (long long)pr->trials);
+		rc = topo_errf(t, err, NL_EINVAL,
+			       "parameters 'trials', 'seed': %s %lld trial%s (seed=%lld) left the network disconnected; "
+			       "expected a connected one: another seed=, more trials= or a smaller frac=",
+			       pr->trials == 1 ? "the" : "all", (long long)pr->trials, pr->trials == 1 ? "" : "s",
+			       (long long)pr->seed);
 		goto out;
 	}
 	memcpy(t->peer, best, (size_t)t->n_ports * sizeof *t->peer);

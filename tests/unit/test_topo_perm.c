@@ -233,6 +233,13 @@ static void test_permute_errors(void)
 	CHECK_ERR(topo_new("p1(torus:k=4x4):frac=1.5", &t, &e), NL_ERANGE, &e, "parameter 'frac' value '1.5' out of range");
 	CHECK_ERR(topo_new("p2:trials=3", &t, &e), NL_EINVAL, &e, "required parameter 'base' missing");
 	CHECK_ERR(topo_new("p2(torus:k=4x4", &t, &e), NL_EFORMAT, &e, "unbalanced '('");
+	/* Every trial disconnected (swaps on a ring, one cabinet): it said
+	 * "all 1 trials ...; try another seed", naming no parameter. */
+	CHECK_ERR(topo_new("p2(dln:n=64,d=2):trials=1,seed=1,cab=64", &t, &e), NL_EINVAL, &e,
+		  "topology 'p2': parameters 'trials', 'seed': the 1 trial (seed=1) left the network disconnected; "
+		  "expected a connected one: another seed=, more trials= or a smaller frac=");
+	CHECK_ERR(topo_new("p2(dln:n=64,d=2):trials=2,seed=1,cab=64", &t, &e), NL_EINVAL, &e,
+		  "all 2 trials (seed=1) left");
 	CHECK(t == NULL);
 }
 
