@@ -9,9 +9,10 @@
  * two ranks' partitions, + 1), so the ranks run windows of up to L cycles
  * on their own and exchange at the windows' ends: the events for other
  * ranks go point to point, one message per neighbouring rank (one that
- * shares a link), and one allreduce of a fixed 120 bytes folds the
- * counters' increments, the events pending, the next cycle with work, the
- * latest pending event and whether the window's last cycle had work. A
+ * shares a link), and one allreduce of a fixed 128 bytes (MH_WORDS)
+ * folds the counters' increments, the events pending, the next cycle with
+ * work, the latest pending event and whether the window's last cycle had
+ * work (two ranks: on the one message each way instead). A
  * window is cut short at every cycle where the single process takes a
  * decision (flitnet_run.c, fl_window_end), so all ranks take the same
  * decisions from the same integers at the same cycles.

@@ -99,6 +99,14 @@ st=$(wstats w_lbr 3)
 grep -q "lookahead 8 cycles, window up to 8 cycles" <<<"$st" || fail "w_lbr: 3 ranks: got '$st'"
 st=$(wstats torus 2)
 grep -q "lookahead 2 cycles, window up to 2 cycles" <<<"$st" || fail "torus: 2 ranks: got '$st'"
+# docs/scaling.md gives the window head's size: it said 15 words (120
+# bytes) after a 16th word (a replay's completed messages) was added.
+head_b=$(sed -nE 's/.*bytes of window heads \(([0-9]+) per rank.*/\1/p' <<<"$st")
+scaling=$(dirname "$0")/../../docs/scaling.md
+if [ -f "$scaling" ]; then
+  tr -s ' \n' '  ' <"$scaling" | grep -qF "allreduce of $((head_b / 8)) words ($head_b bytes," \
+    || fail "docs/scaling.md: expected 'allreduce of $((head_b / 8)) words ($head_b bytes,' (NETLOOM_MPI_STATS: '$st')"
+fi
 # One rank: no link joins two ranks, and the line said "1 ranks,
 # lookahead 18446744073709551615 cycles" (2^64 - 1).
 st=$(wstats torus 1)
