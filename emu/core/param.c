@@ -1,6 +1,7 @@
 /* Declared parameters: parsing, defaults, range checks, formatting. */
 #include "core/param.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -104,9 +105,19 @@ static bool param_is_decimal_n(const char *s, size_t n)
 	return true;
 }
 
-static bool param_is_decimal(const char *s)
+/* An integer as param_parse_i64 reads one, in s[0..n), whatever its size:
+ * decimal digits, or 0x and hexadecimal digits, after an optional sign.
+ * One that does not parse has more digits than 64 bits hold. */
+static bool param_is_integer_n(const char *s, size_t n)
 {
-	return param_is_decimal_n(s, strlen(s));
+	size_t i = n && (*s == '-' || *s == '+');
+	if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		for (i += 2; i < n; i++)
+			if (!isxdigit((unsigned char)s[i]))
+				return false;
+		return true;
+	}
+	return param_is_decimal_n(s, n);
 }
 
 /* A blank strtoll and strtod skip before a number (C11 7.22.1.4: the
@@ -199,7 +210,7 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 		if (param_parse_i64(p, end, &x) < 0) {
 			/* Digits too many for 64 bits: out of range, as a
 			 * single number is (param_set's PARAM_INT). */
-			if (param_is_decimal_n(p, (size_t)(end - p)))
+			if (param_is_integer_n(p, (size_t)(end - p)))
 				return param_elem_range_error(d, value, p, (size_t)(end - p), is_sole, what, err);
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected %s",
 				       what, d->name, value, param_type_name(d->type));
@@ -245,11 +256,13 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 	case PARAM_INT: {
 		int64_t x;
 		if (param_parse_i64(value, value + strlen(value), &x) < 0) {
-			/* Digits too many for 64 bits: out of range, not "not
-			 * an integer". */
-			if (param_is_decimal(value) && param_has_bounds(d))
+			/* Digits too many for 64 bits, decimal or 0x
+			 * hexadecimal ('seed = 0x8000000000000000'): out of
+			 * range, not "not an integer". */
+			bool is_integer = param_is_integer_n(value, strlen(value));
+			if (is_integer && param_has_bounds(d))
 				return param_range_error(d, value, what, err);
-			if (param_is_decimal(value))
+			if (is_integer)
 				return nl_errf(err, NL_ERANGE,
 					       "%s: parameter '%s' value '%s' out of range: expected an integer in "
 					       "-9223372036854775808..9223372036854775807",
@@ -331,14 +344,23 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		struct param_range *r = PARAM_FIELD(out, d, struct param_range);
 		const char *dots = strstr(value, "..");
 		const char *end = value + strlen(value);
-		if (param_parse_i64(value, dots ? dots : end, &r->lo) < 0 ||
-		    param_parse_i64(dots ? dots + 2 : value, end, &r->hi) < 0)
+		const char *lo_end = dots ? dots : end, *hi_start = dots ? dots + 2 : value;
+		bool lo_bad = param_parse_i64(value, lo_end, &r->lo) < 0;
+		bool hi_bad = param_parse_i64(hi_start, end, &r->hi) < 0;
+		/* Digits too many for 64 bits are out of range, as a single
+		 * number's are ('packet_size = 99999999999999999999' said
+		 * "expected value or range like 1..32"). */
+		bool is_big = (lo_bad || hi_bad) && (!lo_bad || param_is_integer_n(value, (size_t)(lo_end - value))) &&
+			      (!hi_bad || param_is_integer_n(hi_start, (size_t)(end - hi_start)));
+		if ((lo_bad || hi_bad) && !is_big)
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected %s",
 				       what, d->name, value, param_type_name(d->type));
-		if (r->lo > r->hi)
-			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': range is empty (lo > hi)",
+		if (!is_big && r->lo > r->hi)
+			return nl_errf(err, NL_ERANGE,
+				       "%s: parameter '%s' value '%s': range is empty (lo > hi); expected lo..hi with "
+				       "lo <= hi",
 				       what, d->name, value);
-		if (!param_int_in_bounds(d, r->lo) || !param_int_in_bounds(d, r->hi)) {
+		if (is_big || !param_int_in_bounds(d, r->lo) || !param_int_in_bounds(d, r->hi)) {
 			char lo[40], hi[40];
 			return nl_errf(err, NL_ERANGE,
 				       "%s: parameter '%s' value '%s' out of range: expected values in %s..%s", what,

@@ -981,7 +981,14 @@ def case_errors():
              "-s: key 'placement_seed': value '9007199254740993': out of range: expected a value in 0..9007199254740992"),
             (("-s", "injection_rate=1.5"),
              "-s: key 'injection_rate': value '1.5': out of range: expected a value in 0..1"),
-            (("-s", "packet_size=8..2"), "-s: key 'packet_size': value '8..2': range is empty (lo > hi)"),
+            (("-s", "packet_size=8..2"),
+             "-s: key 'packet_size': value '8..2': range is empty (lo > hi); expected lo..hi with lo <= hi"),
+            # 0x digits past 64 bits are out of range as decimal ones are.
+            (("-s", "seed=0x8000000000000000"),
+             "-s: key 'seed': value '0x8000000000000000': out of range: expected an integer in "
+             "-9223372036854775808..9223372036854775807"),
+            (("-s", "packet_size=99999999999999999999"),
+             "-s: key 'packet_size': value '99999999999999999999': out of range: expected values in 1..65535"),
             (("-s", "sw_allocator=wavefront"),
              "-s: key 'sw_allocator': value 'wavefront': expected one of islip, separable_input_first, "
              "separable_output_first"),

@@ -452,6 +452,47 @@ static void test_param_blanks(void)
 	CHECK_EQ(d.n, 5);
 }
 
+/* A 0x integer past 64 bits is out of range as a decimal one is, not
+ * "expected an integer" ('seed = 0x8000000000000000'), in a single number,
+ * a list element and a range; a range of digits past 64 bits is out of
+ * range, not "expected value or range", and an empty range says what is
+ * expected. */
+static void test_param_integer_overflow(void)
+{
+	static const struct param_def open_defs[] = {
+		{"i", PARAM_INT, 0, "0", 0, 0, "unbounded", NULL},
+		{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+	};
+	struct demo d;
+	struct big b;
+	int64_t i;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(open_defs, &i, ":i=0x8000000000000000", "t", &e), NL_ERANGE, &e,
+		  "t: parameter 'i' value '0x8000000000000000' out of range: expected an integer in "
+		  "-9223372036854775808..9223372036854775807");
+	CHECK_ERR(param_parse(open_defs, &i, ":i=-0X8000000000000001", "t", &e), NL_ERANGE, &e,
+		  "value '-0X8000000000000001' out of range");
+	CHECK_OK(param_parse(open_defs, &i, ":i=-0x8000000000000000", "t", &e), &e);
+	CHECK_EQ(i, INT64_MIN);
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=0xfffffffffffffffff", "t", &e), NL_ERANGE, &e,
+		  "t: parameter 'n' value '0xfffffffffffffffff' out of range: expected a value in 1..100");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=1/0x10000000000000000", "t", &e), NL_ERANGE, &e,
+		  "expected each element in -64..64, got '0x10000000000000000'");
+	/* Not an integer: still a format error. */
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=0x", "t", &e), NL_EFORMAT, &e, "value '0x': expected an integer");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=0x1g", "t", &e), NL_EFORMAT, &e, "value '0x1g': expected an integer");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=99999999999999999999", "t", &e), NL_ERANGE, &e,
+		  "t: parameter 'r' value '99999999999999999999' out of range: expected values in "
+		  "-9007199254740992..9007199254740992");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=1..0x10000000000000000", "t", &e), NL_ERANGE, &e,
+		  "value '1..0x10000000000000000' out of range");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=1..x9", "t", &e), NL_EFORMAT, &e, "value '1..x9': expected");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=99999999999999999999..x", "t", &e), NL_EFORMAT, &e,
+		  "value '99999999999999999999..x': expected");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=8..2", "t", &e), NL_ERANGE, &e,
+		  "t: parameter 'r' value '8..2': range is empty (lo > hi); expected lo..hi with lo <= hi");
+}
+
 /* A list or dimensions element of more digits than 64 bits hold is out of
  * range, as a single number is, not "expected integers separated by '/'";
  * an element out of range is named when the value has more than one. */
@@ -1952,6 +1993,7 @@ int main(void)
 	TEST_RUN(test_param_huge_numbers);
 	TEST_RUN(test_param_big_bounds);
 	TEST_RUN(test_param_vec_element_range);
+	TEST_RUN(test_param_integer_overflow);
 	TEST_RUN(test_param_named);
 	TEST_RUN(test_config_dump_unwritable);
 	TEST_RUN(test_rng_determinism);
