@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/path.h"
@@ -93,6 +94,12 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 	*out = NULL;
 	if (!path[0])
 		return nl_errf(err, NL_EINVAL, "topology '@': expected a spec file name after '@'");
+	/* '-' names no input of a key (docs/configuration.md), as graph's
+	 * file=- says: '@-' read as a missing file ("cannot open spec file:
+	 * No such file or directory"). A file named '-' is still read
+	 * (nl_input_named). */
+	if (!strcmp(path, "-") && access(path, F_OK) != 0)
+		return nl_errf(err, NL_EIO, "topology '@-': standard input is not read here; expected a spec file's path");
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return nl_errf(err, NL_EIO, "topology '@%s': cannot open spec file: %s", path, strerror(errno));

@@ -430,6 +430,11 @@ static void test_topo_spec_file(void)
 	 * 'cannot read spec file' and no more), and '@' alone names no file. */
 	CHECK_ERR(topo_new("@/", &t, &e), NL_EIO, &e, "topology '@/': cannot read spec file: Is a directory");
 	CHECK_ERR(topo_new("@", &t, &e), NL_EINVAL, &e, "topology '@': expected a spec file name after '@'");
+	/* '-' is no key's input (graph's file=- says so): '@-' was a missing
+	 * file, "cannot open spec file: No such file or directory". */
+	if (access("-", F_OK) != 0)
+		CHECK_ERR(topo_new("@-", &t, &e), NL_EIO, &e,
+			  "topology '@-': standard input is not read here; expected a spec file's path");
 	/* A ',' ends a nested spec given as base=: its next parameter was
 	 * named unknown with no word on why. */
 	CHECK_ERR(topo_new("p1:base=fattree:k=2,n=2", &t, &e), NL_EINVAL, &e,
