@@ -722,7 +722,12 @@ void param_format(const struct param_def *d, const void *in, char *buf, size_t c
 	case PARAM_DOUBLE: {
 		/* Shortest text that reads back to the same double. */
 		double x = *PARAM_FIELD(base, d, double);
-		for (int prec = 6; prec <= 17; prec++) {
+		/* A subnormal has fewer significant digits than %.6g prints:
+		 * 1e-320 read back from '9.99989e-321' (docs/configuration.md,
+		 * --dump: "the shortest decimal"). From 1 digit up for those;
+		 * from 6 for the others, which keeps '100000', not '1e+05'. */
+		int prec = fpclassify(x) == FP_SUBNORMAL ? 1 : 6;
+		for (; prec <= 17; prec++) {
 			snprintf(buf, cap, "%.*g", prec, x);
 			if (strtod(buf, NULL) == x)
 				break;

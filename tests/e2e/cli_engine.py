@@ -729,6 +729,9 @@ def case_config_dump():
         write(fc, c)
         d = run("config", "-c", fc, "--dump").stdout.decode()
         eq("dump -> load -> dump (overrides)", strip_origin(d), strip_origin(c))
+        # The shortest decimal, a subnormal's too: 1e-320 was 9.99989e-321.
+        check("a subnormal's shortest decimal", "injection_rate = 1e-320    ; from -s\n"
+              in run("config", "-s", "injection_rate=1e-320").stdout.decode())
         fd = os.path.join(tmp, "d.ini")
         write(fd, d)
         eq("dump -> load -> dump -> load -> dump", strip_origin(run("config", "-c", fd).stdout.decode()),

@@ -226,6 +226,20 @@ static void test_param_parse(void)
 	char buf[512];
 	param_format_all(demo_defs, &d, buf, sizeof buf);
 	CHECK_STR(buf, "n=3,x=0.25,flag=1,name=abc,k=8x8x4,s=-1/1/3/9,mode=wormhole,base=");
+
+	/* The shortest decimal that reads back: a subnormal has fewer digits
+	 * than %.6g prints (1e-320 was '9.99989e-321'); others keep %g's form
+	 * from 6 digits ('100000', not '1e+05'). */
+	static const struct {
+		double x;
+		const char *text;
+	} shortest[] = {{1e-320, "1e-320"}, {5e-324, "5e-324"}, {1.2345e-315, "1.2345e-315"}, {0.1, "0.1"},
+			{100000, "100000"}, {0.30000000000000004, "0.30000000000000004"}, {2.5e-308, "2.5e-308"}};
+	for (size_t i = 0; i < sizeof shortest / sizeof shortest[0]; i++) {
+		d.x = shortest[i].x;
+		param_format(&demo_defs[1], &d, buf, sizeof buf);
+		CHECK_STR(buf, shortest[i].text);
+	}
 }
 
 static void test_param_nested(void)
