@@ -220,8 +220,12 @@ char *ini_lines_reader_next(char *buf, int size, void *stream)
 	while (ini_lines_blank(r->text[r->indent]))
 		r->indent++;
 	const char *start = r->text + r->indent;
-	/* inih's rule: an indented non-blank line after a key continues it. */
-	r->is_cont = r->indent > 0 && *start && !strchr(";#", *start);
+	/* inih's rule: an indented non-blank line after a key continues it.
+	 * After a header or at the file's start (no prev_name: has_key, as
+	 * the line before left it) it is a key line: '[router]' then '
+	 * num_vcs = 4' was refused as "indented line '4' reads as 'name =
+	 * value' after key 'num_vcs'" though inih read it as the key. */
+	r->is_cont = r->has_key && r->indent > 0 && *start && !strchr(";#", *start);
 	r->is_chunk = false;
 	/* libinih stops at a NUL: the rest of the line would be dropped
 	 * silently ('topology = torus:k=4x4\0,p=3' read as k=4x4), as the

@@ -1535,6 +1535,19 @@ static void test_config_long_values(void)
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e,
 		  ":2: indented line 'num_vcs = 2' reads as 'name = value' after key 'topology'; expected");
 	unlink(p);
+	/* An indented key right after a header, or first in the file,
+	 * continues no key: inih reads it as a key, and so does the reader
+	 * (it was refused as "indented line '4' reads as 'name = value' after
+	 * key 'num_vcs'"). A long one is cut after its '=' as any key line. */
+	config_release(&c);
+	config_init(&c, demo_tables, 1);
+	snprintf(text, sizeof text, "  num_vcs = 4\n[network]\n ; a comment\n\ttopology = %s\n", spec);
+	p = test_write_tmp(text);
+	CHECK_OK(config_load_file(&c, p, &e), &e);
+	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
+	CHECK_STR(v.topology, spec);
+	CHECK_EQ(v.num_vcs, 4);
+	unlink(p);
 
 	/* A continuation line's " ; comment" is a comment, as a key line's. */
 	p = test_write_tmp("[network]\ntopology = torus:k=4\n  x4 ; 4x4 torus\n\t;x\nnum_vcs = 7 ; seven\n");
