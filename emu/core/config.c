@@ -283,8 +283,17 @@ static int config_set_checked(struct config *c, const char *section, const char 
 	if (section && section[0] && strcmp(section, t->section))
 		return nl_errf(err, NL_ECONFIG, "%s: key '%s' belongs in section [%s], not [%s]", where,
 			       key, t->section, section);
-	if (value[0] == '\0')
-		return nl_errf(err, NL_ECONFIG, "%s: key '%s' has an empty value", where, key);
+	/* Saying what is expected: the names of a key checked by name
+	 * (backend, placement: check_value's "expected one of ..."), else
+	 * the key's type and range. */
+	if (value[0] == '\0') {
+		char want[PARAM_STR_MAX];
+		struct nl_err names = {0};
+		if (c->check_value && c->check_value(key, "", &names) < 0 && !strncmp(names.msg, "expected ", 9))
+			return nl_errf(err, NL_ECONFIG, "%s: key '%s' has an empty value; %s", where, key, names.msg);
+		return nl_errf(err, NL_ECONFIG, "%s: key '%s' has an empty value; expected %s", where, key,
+			       param_expected(d, want, sizeof want));
+	}
 
 	/* The value is checked and kept with its file names as they are read,
 	 * so every reader of the key (the topology, the placement, the

@@ -225,6 +225,44 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 	return 0;
 }
 
+const char *param_expected(const struct param_def *d, char *buf, size_t cap)
+{
+	char lo[40] = "", hi[40] = "";
+	bool has_bounds = param_has_bounds(d);
+	if (has_bounds) {
+		param_bound(lo, d->min);
+		param_bound(hi, d->max);
+	}
+	const char *in = has_bounds ? " in " : "", *dots = has_bounds ? ".." : "";
+	switch (d->type) {
+	case PARAM_INT:
+		if (!has_bounds)
+			snprintf(buf, cap, "an integer");
+		else
+			snprintf(buf, cap, "an integer in %s..%s", lo, hi);
+		return buf;
+	case PARAM_DOUBLE: snprintf(buf, cap, "a number%s%s%s%s", in, lo, dots, hi); return buf;
+	case PARAM_BOOL: snprintf(buf, cap, "0/1, true/false, yes/no or on/off"); return buf;
+	case PARAM_DIMS: snprintf(buf, cap, "dimensions like 8x8x4"); return buf;
+	case PARAM_LIST: snprintf(buf, cap, "integers separated by '/', like 0/3/9"); return buf;
+	case PARAM_RANGE: snprintf(buf, cap, "an integer or a range lo..hi%s%s%s%s", in, lo, dots, hi); return buf;
+	case PARAM_SPEC: snprintf(buf, cap, "a spec"); return buf;
+	case PARAM_PATH: snprintf(buf, cap, "a file name"); return buf;
+	case PARAM_STRING:
+	case PARAM_CHOICE:
+		if (!d->choices) {
+			snprintf(buf, cap, "a name");
+			return buf;
+		}
+		size_t used = (size_t)snprintf(buf, cap, "one of ");
+		for (size_t i = 0; d->choices[i]; i++)
+			used += (size_t)snprintf(buf + (used < cap ? used : cap), used < cap ? cap - used : 0, "%s%s",
+						 i ? ", " : "", d->choices[i]);
+		return buf;
+	}
+	NL_BUG("parameter type %d", (int)d->type);
+}
+
 /* value's index in d->choices, or -1. */
 static int param_choice_index(const struct param_def *d, const char *value)
 {
@@ -684,8 +722,11 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 		}
 		if (seen[d - defs])
 			return nl_errf(err, NL_EINVAL, "%s: parameter '%s' given twice", what, key);
-		if (val[0] == '\0')
-			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' has an empty value", what, key);
+		if (val[0] == '\0') {
+			char want[PARAM_STR_MAX];
+			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' has an empty value; expected %s", what, key,
+				       param_expected(d, want, sizeof want));
+		}
 		NL_CHECK(param_check_blank_value(d, val, what, err));
 		seen[d - defs] = 1;
 		NL_CHECK(param_set(d, out, val, what, err));

@@ -94,6 +94,12 @@ int param_block_new(const struct param_def *defs, size_t size, const char *kind,
  * something else: *start and *n are the value without them. */
 bool param_value_has_blanks(const struct param_def *d, const char *value, const char **start, size_t *n);
 
+/* What a value of d is, for an error's "expected ...", in buf (truncated
+ * to cap): "an integer in 1..255", "a number in 0..1", "one of islip,
+ * ...", "0/1, true/false, yes/no or on/off", "a spec", "a file name", ...
+ * Returns buf. */
+const char *param_expected(const struct param_def *d, char *buf, size_t cap);
+
 /* Set one parameter from text (used by param_parse and by config files). */
 int param_set(const struct param_def *d, void *out, const char *value, const char *what,
 	      struct nl_err *err);

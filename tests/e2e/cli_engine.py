@@ -1004,7 +1004,12 @@ def case_errors():
              "-s: key 'placement': value 'rando': expected one of linear, contiguous, random-node, random-router, "
              "round-robin, packed, spread, map"),
             (("-s", "novalue"), "-s: expected key=value, got 'novalue'"),
-            (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value"),
+            # An empty value says what is expected, as any other refusal.
+            (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value; expected an integer in 1..255"),
+            (("-s", "backend="), "-s: key 'backend' has an empty value; expected one of analytic, flit"),
+            (("-s", "sw_allocator="),
+             "-s: key 'sw_allocator' has an empty value; expected one of islip, separable_input_first, "
+             "separable_output_first"),
             (("-c", in_file), f"{in_file}:3: key 'num_vcs': value '0': out of range: expected a value in 1..255"),
             (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]" + SECTIONS),
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),

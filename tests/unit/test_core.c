@@ -507,6 +507,28 @@ static void test_param_integer_overflow(void)
 		  "t: parameter 'r' value '8..2': range is empty (lo > hi); expected lo..hi with lo <= hi");
 }
 
+/* An empty value says what a value is, as every other refusal does (it
+ * said "has an empty value" and no more). */
+static void test_param_empty_expected(void)
+{
+	struct demo d;
+	struct big b;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=", "t", &e), NL_EFORMAT, &e,
+		  "t: parameter 'n' has an empty value; expected an integer in 1..100");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=", "t", &e), NL_EFORMAT, &e,
+		  "parameter 'x' has an empty value; expected a number in 0..1");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,flag=", "t", &e), NL_EFORMAT, &e,
+		  "parameter 'flag' has an empty value; expected 0/1, true/false, yes/no or on/off");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=", "t", &e), NL_EFORMAT, &e,
+		  "parameter 'k' has an empty value; expected dimensions like 8x8x4");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mode=", "t", &e), NL_EFORMAT, &e,
+		  "parameter 'mode' has an empty value; expected one of wormhole, vct");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=", "t", &e), NL_EFORMAT, &e,
+		  "parameter 'r' has an empty value; expected an integer or a range lo..hi in "
+		  "-9007199254740992..9007199254740992");
+}
+
 /* A list or dimensions element of more digits than 64 bits hold is out of
  * range, as a single number is, not "expected integers separated by '/'";
  * an element out of range is named when the value has more than one. */
@@ -2021,6 +2043,7 @@ int main(void)
 	TEST_RUN(test_param_big_bounds);
 	TEST_RUN(test_param_vec_element_range);
 	TEST_RUN(test_param_integer_overflow);
+	TEST_RUN(test_param_empty_expected);
 	TEST_RUN(test_param_named);
 	TEST_RUN(test_config_dump_unwritable);
 	TEST_RUN(test_rng_determinism);
