@@ -204,7 +204,7 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 		int64_t x;
 
 		if (vec->n == PARAM_VEC_MAX)
-			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': at most %d elements",
+			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': expected at most %d elements",
 				       what, d->name, value, PARAM_VEC_MAX);
 		bool is_sole = p == value && !q;
 		if (param_parse_i64(p, end, &x) < 0) {
@@ -364,8 +364,11 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 	case PARAM_PATH: {
 		size_t n = strlen(value);
 		if (n >= PARAM_STR_MAX)
-			return nl_errf(err, NL_ERANGE, "%s: parameter '%s': value longer than %d characters",
-				       what, d->name, PARAM_STR_MAX - 1);
+			return nl_errf(err, NL_ERANGE,
+				       "%s: parameter '%s': value longer than %d characters; expected at most %d%s", what,
+				       d->name, PARAM_STR_MAX - 1, PARAM_STR_MAX - 1,
+				       !strcmp(d->name, "topology") ? " (a longer spec goes in a spec file: topology = @FILE)"
+								    : "");
 		/* A name checked when read, kept as text for its registry's
 		 * lookup; "" is the unset default (a value given is never
 		 * empty: config and specs refuse that first). */

@@ -522,6 +522,11 @@ static void test_param_empty_expected(void)
 		  "parameter 'flag' has an empty value; expected 0/1, true/false, yes/no or on/off");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=", "t", &e), NL_EFORMAT, &e,
 		  "parameter 'k' has an empty value; expected dimensions like 8x8x4");
+	char many[200] = ":n=1,s=0";
+	for (int i = 1; i <= PARAM_VEC_MAX; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many), "/%d", i % 64);
+	CHECK_ERR(param_parse(demo_defs, &d, many, "t", &e), NL_ERANGE, &e,
+		  "': expected at most 16 elements");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mode=", "t", &e), NL_EFORMAT, &e,
 		  "parameter 'mode' has an empty value; expected one of wormhole, vct");
 	CHECK_ERR(param_parse(big_defs, &b, ":r=", "t", &e), NL_EFORMAT, &e,
@@ -1619,7 +1624,9 @@ static void test_config_long_values(void)
 	if (huge) {
 		memset(huge, 'x', PARAM_STR_MAX + 9);
 		huge[PARAM_STR_MAX + 9] = '\0';
-		CHECK_ERR(config_set(&c, "topology", huge, "-s", &e), NL_ECONFIG, &e, "value longer than 4095 characters");
+		CHECK_ERR(config_set(&c, "topology", huge, "-s", &e), NL_ECONFIG, &e,
+			  "value longer than 4095 characters; expected at most 4095 (a longer spec goes in a spec file: "
+			  "topology = @FILE)");
 		free(huge);
 	}
 	config_release(&c);
