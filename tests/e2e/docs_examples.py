@@ -227,6 +227,10 @@ QUOTED = {
           "queue=credit or choices other than 1"], {}, False),
     ],
     "docs/configuration.md": [
+        # The automatic partition count is one with UGAL-G's live view
+        # on a network of 2,048 routers, where it would be 8 otherwise.
+        ("netloom config -s topology=hyperx:s=64x32 -s routing_function=ugal:mode=global -s num_vcs=4 --check", 0,
+         ["runs: hyperx:s=64x32", "ugal:mode=global"], {}, False),
         ("netloom run -s injection_rate=0x1p-4", 2, ["-s: key 'injection_rate': value '0x1p-4': expected a number"],
          {}, False),
         ("netloom run -c exp/run.ini", 2,
