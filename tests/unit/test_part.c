@@ -52,6 +52,27 @@ static bool split_runs_here(size_t p)
 #endif
 }
 
+/* Whether synthetic case i runs split p. Under ThreadSanitizer each case
+ * runs half the threaded splits, the halves alternating from case to
+ * case, so every split still meets every kind of case across the list:
+ * the point there is data races on the cases' paths, and all four
+ * threaded splits of all 17 cases were 128 s of the test's 153 s (the
+ * sanitizer phase's longest test). The plain and ASan builds run them all. */
+static bool synthetic_split_runs(size_t p, size_t i)
+{
+	if (!split_runs_here(p))
+		return false;
+#if defined(__SANITIZE_THREAD__)
+	size_t before = 0; /* threaded splits listed before p */
+	for (size_t q = 1; q < p; q++)
+		before += split_runs_here(q);
+	return p == 0 || before % 2 == i % 2;
+#else
+	(void)i;
+	return true;
+#endif
+}
+
 static char *point_json(const char *const *base, const char *const *parts, struct nl_err *e)
 {
 	const char *kv[24];
@@ -124,7 +145,7 @@ static void test_synthetic_split(void)
 		char *one = point_json(cases[i], splits[0], &e);
 		CHECK_OK(one ? 0 : -1, &e);
 		for (size_t p = 1; one && p < N_SPLITS; p++) {
-			if (!split_runs_here(p))
+			if (!synthetic_split_runs(p, i))
 				continue;
 			char *s = point_json(cases[i], splits[p], &e);
 			CHECK_OK(s ? 0 : -1, &e);
