@@ -209,6 +209,15 @@ void app_archive_source_free(struct app_archive_source *s);
  * decompress): an error the replay returned was then the trace's, not the
  * network's. False for NULL. */
 bool app_archive_source_failed(const struct app_archive_source *s);
+/* Read every stream of s to its end from where the replay left it, as the
+ * reader checks it (frame headers, zstd checksums, op encodings, op
+ * counts and hashes against the end chunk and the manifest), one frame
+ * at a time: for a replay that stopped before the end (a deadlock, the
+ * network failing), whose unread part may be damaged. Streams read to
+ * their end already are skipped. 0 when all are intact, else the
+ * reader's error naming the file, rank and offset (s then counts as
+ * failed: app_archive_source_failed). s hands out no more ops after it. */
+int app_archive_source_check_rest(struct app_archive_source *s, struct nl_err *err);
 /* Run each rank's stream `repeat` times back to back, as a program whose
  * main loop runs that many times: Init only in the first pass, Finalize
  * only in the last; no barrier between passes (issue 13, a workload's

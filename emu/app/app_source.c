@@ -108,6 +108,27 @@ int app_archive_source_new(struct app_archive_source **out, struct trace_archive
 	return 0;
 }
 
+int app_archive_source_check_rest(struct app_archive_source *s, struct nl_err *err)
+{
+	struct trace_op op;
+	for (uint32_t r = 0; s && r < s->n_ranks; r++) {
+		/* A stream read to its end once (an earlier pass) was checked. */
+		if (s->ended[r] || (s->pass && s->pass[r] > 0))
+			continue;
+		int rc = s->readers[r] ? 0 : trace_rank_open(s->a, r, &s->readers[r], err);
+		while (rc == 0 && (rc = trace_rank_next(s->readers[r], &op, err)) > 0)
+			rc = 0;
+		trace_rank_close(s->readers[r]);
+		s->readers[r] = NULL;
+		s->ended[r] = 1;
+		if (rc < 0) {
+			s->failed = true;
+			return rc;
+		}
+	}
+	return 0;
+}
+
 bool app_archive_source_failed(const struct app_archive_source *s)
 {
 	return s && s->failed;

@@ -553,6 +553,21 @@ static int session_replay_run(nl_sim *s, const char *path, const struct session_
 	 * the other networks' replays run in between. */
 	double t0 = nl_wall_seconds() - s->replay_prep_s;
 	int rc = app_run(s->app, ro->pg, err);
+	/* A replay that stopped early (a deadlock, the network failing) left
+	 * part of the archive unread: damage there is said as damage, as if
+	 * the replay had reached it, not hidden behind the deadlock it may
+	 * have caused. A successful replay has read every stream to its
+	 * end, so this costs only the runs that fail. A check that runs out
+	 * of memory keeps the replay's own error. */
+	if (rc < 0 && rc != NL_EFORMAT && !app_archive_source_failed(s->asrc)) {
+		struct nl_err cerr = {0};
+		int crc = app_archive_source_check_rest(s->asrc, &cerr);
+		if (crc < 0 && crc != NL_ENOMEM) {
+			if (err)
+				*err = cerr;
+			rc = crc;
+		}
+	}
 	if (ro->trace_failed)
 		*ro->trace_failed = rc < 0 && (rc == NL_EFORMAT || app_archive_source_failed(s->asrc));
 	/* Under MPI a rank can fail alone in the replay (a trace that does

@@ -269,7 +269,9 @@ struct nl_replay {
 
 /* Replay the MPI trace archive at `path` (.nlt) on the configured backend
  * (key `backend`: analytic or flit). Returns 0, or NL_EDEADLOCK with the
- * partial results kept. out may be NULL. */
+ * partial results kept. out may be NULL. A damaged archive is NL_ECORRUPT
+ * (nothing kept) even when the replay deadlocked before reaching the
+ * damage: the part it left unread is checked first. */
 NL_API int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err);
 
 /* --- message by message ---------------------------------------------------- */

@@ -225,6 +225,45 @@ expect_eq "deadlock with a timeline: last line" "$(tail -1 "$dir/dl2.err")" \
 "$netloom" replay "$dir/dl.nlt" --svg "$dir/dl.svg" > /dev/null 2> "$dir/dl3.err"
 expect_eq "deadlock with --svg: last line" "$(tail -1 "$dir/dl3.err")" \
   "netloom replay: --svg $dir/dl.svg: not written: the replay deadlocked (a timeline is of a run every rank finished)"
+# A deadlock does not hide a damaged archive: the part the replay did not
+# read is checked before the deadlock is said, and damage there is said as
+# verify says it (exit 2, nothing written), as when the replay reaches it.
+# Here rank 0's first frame claims one op more than it holds (its op count,
+# byte 1 of the section after the 64-byte header and the metadata block),
+# which the replay, stuck in op 2, never got to; then a frame of rank 1 at
+# the end of a long tail after the exchange (frames of 256 bytes).
+python3 - "$dir/dl.nlt" "$dir/dl_nops.nlt" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 64 + struct.unpack_from('<Q', b, 32)[0]
+assert b[off] == ord('F'), b[off]
+b[off + 1] += 1
+open(sys.argv[2], 'wb').write(b)
+PY
+{
+  printf 'netloom-trace 2\nframe_target 256\nranks 2\n'
+  for r in 0 1; do
+    printf 'rank %d\ninit t=0 dur=0\nsend t=0 dur=0 peer=%d tag=7 bytes=1048576\nrecv t=0 dur=0 peer=%d tag=7 bytes=1048576\n' $r $((1 - r)) $((1 - r))
+    for i in $(seq 1 200); do printf 'compute t=0 dur=%d\n' $((1000 + i)); done
+    printf 'finalize t=0 dur=0\n'
+  done
+} > "$dir/dl_tail.txt"
+"$netloom" trace encode "$dir/dl_tail.txt" "$dir/dl_tail.nlt" || fail "encode dl_tail"
+"$netloom" replay "$dir/dl_tail.nlt" > /dev/null 2>&1
+expect_eq "deadlock before a long tail: exit" $? 1
+python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-30] ^= 0xff; open(sys.argv[2], 'wb').write(b)" \
+  "$dir/dl_tail.nlt" "$dir/dl_tail_bad.nlt"
+for t in dl_nops dl_tail_bad; do
+  out=$("$netloom" trace verify "$dir/$t.nlt" 2>&1); rc=$?
+  expect_eq "deadlock, $t: verify exit" $rc 1
+  why=${out#netloom trace verify: FAILED: }
+  rm -f "$dir/$t.json"
+  out=$("$netloom" replay "$dir/$t.nlt" --json "$dir/$t.json" --svg "$dir/$t.svg" 2>&1); rc=$?
+  expect_eq "deadlock, $t: replay says the damage, exit" $rc 2
+  expect_eq "deadlock, $t: replay's line is verify's" "$out" "netloom replay: $why"
+  [ -e "$dir/$t.json" ] || [ -e "$dir/$t.svg" ] && fail "deadlock, $t: an output was written"
+done
+case $why in "$dir/dl_tail_bad.nlt: rank 1, offset "*) ;; *) fail "dl_tail_bad: damage not in rank 1: $why" ;; esac
 "$mk" "$dir/ok.nlt" deadlock 1024 || fail "mktrace small"
 # Both messages leave after each rank's 1 us of compute, eagerly, and cross
 # at once (link_model none: no shared channel): 1 us + 1000 ns latency +
