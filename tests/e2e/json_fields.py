@@ -69,14 +69,9 @@ OPTIONAL = {
     # Each waiting VC has one or the other.
     "results.stuck.waiting[].out_vc": "only for a VC that holds its output VC",
     "results.stuck.waiting[].free_vc_in": "only for a VC waiting for a free output VC",
-    "beside_trace": "serve writes it only with --trace, which needs a client to finish",
-    "samples": "topo describe: sampled distances only (torus:k=4x4 is exact)",
-    "samples_requested": "topo describe: sampled distances only",
-    "confidence": "topo describe: sampled distances only",
-    "aspl_ci95": "topo describe: sampled distances only",
-    "diameter_bounds": "topo describe: sampled distances only",
-    "moore_ratio_bounds": "topo describe: only when the diameter is not exact",
 }
+# topo describe's keys of sampled distances (optional_here).
+SAMPLED = ("samples", "samples_requested", "confidence", "aspl_ci95", "diameter_bounds", "moore_ratio_bounds")
 
 # The rows of "JSON of the other commands": command cell (backticks
 # dropped) -> the runs whose top-level keys are checked (several runs of
@@ -89,8 +84,11 @@ ROWS = {
     "replay --json (several --topology)": [
         (["replay", SAMPLE, "--topology", "torus:k=2x2", "--topology", "torus:k=4", "--json", "-"], 0, None)],
     # No client connects: both ranks are evicted (exit 1), the report is written.
+    # With --trace the trace replays beside them all the same: beside_trace.
     "serve --json": [(["serve", "--ranks", "2", "--listen", "ipc://{tmp}/s.sock", "--connect-timeout-ms", "200",
-                       "-q", "--json", "-"], 1, None)],
+                       "-q", "--json", "-"], 1, None),
+                     (["serve", "--ranks", "2", "--listen", "ipc://{tmp}/t.sock", "--connect-timeout-ms", "200",
+                       "-q", "--trace", SAMPLE, "--json", "-"], 1, None)],
     "interfere --json": [(["interfere", "docs/examples/interfere-workload.ini", "-c",
                            "docs/examples/interfere-system.ini", "-s", "backend=analytic", "-s", "link_model=links",
                            "--json", "-"], 0, None)],
@@ -99,7 +97,9 @@ ROWS = {
     "topo describe --json": [(["topo", "describe", "torus:k=4x4", "--json"], 0, None),
                              # physical_switches (a tree) and faults (--faults)
                              (["topo", "describe", "fattree:k=4,n=2", "--json", "--faults", "--trials", "2"], 0,
-                              None)],
+                              None),
+                             # sampled distances (SAMPLED), the diameter then not exact
+                             (["topo", "describe", "torus:k=8x8", "--json", "--samples", "4"], 0, None)],
     "topo export --format json": [(["topo", "export", "torus:k=2x2", "--format", "json"], 0, None)],
     # One cabinet, annealing asked (the default on a torus): the anneal keys.
     "cost --json": [(["cost", "torus:k=4x4", "--json", "-"], 0, None)],
@@ -677,10 +677,15 @@ def check_others(secs, tmp):
 
 def optional_here(cmd, key, args):
     """Documented keys one run of a row does not write by design: the
-    two topo describe runs each write what the other lacks."""
+    topo describe runs each write what the others lack; serve writes
+    beside_trace with --trace only."""
+    if cmd == "serve --json" and key == "beside_trace":
+        return "--trace" not in args
     if cmd == "topo describe --json":
+        if key in SAMPLED:
+            return "--samples" not in args
         if key == "physical_switches":
-            return "torus:k=4x4" in args  # trees only
+            return not any(a.startswith("fattree") for a in args)  # trees only
         if key == "faults":
             return "--faults" not in args  # with --faults only
     return False
