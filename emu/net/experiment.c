@@ -269,6 +269,9 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	return 0;
 }
 
+/* Every entry of the hop histogram is a count of one hop number. */
+_Static_assert(NET_MAX_HOPS <= STATS_HIST_EXACT, "hop histogram entries must be exact bins");
+
 static void exp_collect(const struct flitnet *n, struct net_point *pt)
 {
 	uint64_t window = n->obs.drain_time > n->obs.reset_time ? n->obs.drain_time - n->obs.reset_time : 1;

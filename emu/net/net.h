@@ -360,7 +360,12 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err);
 /* --- synthetic-traffic experiments (experiment.c) -------------------------- */
 struct traffic_cfg;
 
-#define NET_MAX_HOPS 64
+/* Entries of a point's hop histogram: hop counts below it are listed, each
+ * exactly (STATS_HIST_EXACT, which experiment.c asserts it does not pass).
+ * It was 64, and a network with longer routes (a 100-router line) left
+ * its packets of 64 hops or more out of the JSON histogram, whose sum then
+ * fell short of `packets`. */
+#define NET_MAX_HOPS 4096
 #define NET_BUSIEST 10
 
 /* Use of one router-to-router channel over the measurement window. */
@@ -392,7 +397,7 @@ struct net_point {
 	uint64_t plat_p50, plat_p99, plat_max;
 	double nlat_mean;     /* network latency: head injection to tail ejection */
 	double hops_mean;     /* router-to-router hops */
-	uint64_t hops_hist[NET_MAX_HOPS];
+	uint64_t hops_hist[NET_MAX_HOPS]; /* [h]: measured packets of h hops, h < n_hops */
 	uint32_t n_hops;
 	double chan_util_mean, chan_util_max;
 	struct net_channel_use busiest[NET_BUSIEST];

@@ -1764,6 +1764,17 @@ def case_json_fields():
               abs(hist[i] - npk * p_i) <= 5 * sd)
     near("hops mean from the histogram", d["results"]["hops"]["mean"],
          sum(i * n for i, n in enumerate(hist)) / sum(hist), 1e-9)
+    # Routes of 64 hops and more (a line of 100 routers: up to 99) are in
+    # the histogram too: it stopped at 64 entries, and the packets past
+    # them were missing from it (2209 of 2570 listed).
+    d = run_json("run", "-s", "topology=mesh:k=100", "-s", "routing_function=dor", "-s", "injection_rate=0.005",
+                 "--json", "-")
+    r = d["results"]
+    hist = r["hops"]["histogram"]
+    check(f"a 100-router line: routes of 64 hops or more measured ({len(hist)} entries)", len(hist) > 65)
+    eq("a 100-router line: histogram sums to packets", sum(hist), r["packets"])
+    near("a 100-router line: hops mean from the histogram", r["hops"]["mean"],
+         sum(i * n for i, n in enumerate(hist)) / sum(hist), 1e-9)
 
 
 def case_active_endpoints():
