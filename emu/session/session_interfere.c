@@ -400,6 +400,18 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 			pg->label = x->label;
 		}
 		rc = app_run(app, pg, err);
+		/* A job alone that stopped early (a deadlock) may have left
+		 * damage unread in its trace: it is said as damage, as when
+		 * the run reaches it (session_replay_run does the same). */
+		if (rc < 0 && rc != NL_EFORMAT && alone && !app_archive_source_failed(as[0])) {
+			struct nl_err cerr = {0};
+			int crc = app_archive_source_check_rest(as[0], &cerr);
+			if (crc < 0 && crc != NL_ENOMEM) {
+				if (err)
+					*err = cerr;
+				rc = crc;
+			}
+		}
 		/* The trace's fault (its reader failed, or the app refused
 		 * one of its ops: NL_EFORMAT, app_bad_op) is named at the key,
 		 * as a trace that does not open is. Each job runs alone before

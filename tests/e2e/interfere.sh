@@ -735,6 +735,28 @@ printf '[job A]\ntrace = a.nlt\n[job C]\ntrace = corrupt.nlt\n' > "$dir/corrupt2
 "$netloom" interfere "$dir/corrupt2.ini" -c "$dir/sys.ini" "${an[@]}" -j 2 > "$dir/corrupt.out" 2> "$dir/corrupt.err"
 expect_eq "corrupt second trace, -j 2: status, stderr" "$?:$(sed 's/offset [0-9]*:.*/offset/' "$dir/corrupt.err")" \
   "2:netloom interfere: $dir/corrupt2.ini:4: [job C] key 'trace': $dir/corrupt.nlt: rank 0, offset"
+# A job alone that deadlocks before reaching its damage (both ranks send
+# 1 MiB first; rank 0's frame claims one op more than it holds) is said
+# as damage too, not the deadlock (exit 1), as by netloom replay.
+"$mk" "$dir/dl.nlt" deadlock 1048576 || fail "mktrace deadlock"
+python3 - "$dir/dl.nlt" "$dir/dl_bad.nlt" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 64 + struct.unpack_from('<Q', b, 32)[0]
+b[off + 1] += 1
+open(sys.argv[2], 'wb').write(b)
+PY
+printf '[job D]\ntrace = dl.nlt\n' > "$dir/dl.ini"
+printf '[job D]\ntrace = dl_bad.nlt\n' > "$dir/dl_bad.ini"
+"$netloom" interfere "$dir/dl.ini" -c "$dir/sys.ini" "${an[@]}" > /dev/null 2>&1
+expect_eq "deadlocked job: status" $? 1
+why=$("$netloom" trace verify "$dir/dl_bad.nlt" 2>&1)
+why=${why#netloom trace verify: FAILED: }
+case $why in "$dir/dl_bad.nlt: rank 0, offset "*": frame header says 6 ops, "*) ;; *) fail "dl_bad.nlt: verify said '$why'" ;; esac
+rm -f "$dir/dl_bad.json"
+out=$("$netloom" interfere "$dir/dl_bad.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/dl_bad.json" 2>&1 > /dev/null); rc=$?
+expect_eq "deadlocked job, damaged trace: status, line (verify's), JSON" \
+  "$rc:$out:$(compgen -G "$dir/dl_bad.json*" | wc -l)" "2:netloom interfere: $dir/dl_bad.ini:2: [job D] key 'trace': $why:0"
 "$netloom" interfere --help | tr '\n' ' ' | grep -q "2 a bad command line, workload, trace (also one found corrupt as it" ||
   fail "interfere --help: exit status 2 does not name a corrupt trace"
 
