@@ -252,7 +252,21 @@ fail:
 
 int session_src_run(struct session_src *r, struct nl_err *err)
 {
-	return app_run(r->app, NULL, err);
+	int rc = app_run(r->app, NULL, err);
+	/* A deadlock may have stopped the trace beside before damage in it
+	 * was read: it is said as damage, as when the run reaches it (as
+	 * session_replay_run does). Only then: a session stopped (a signal,
+	 * the lag bound) reads nothing more. */
+	if (rc == NL_EDEADLOCK && r->asrc && !app_archive_source_failed(r->asrc)) {
+		struct nl_err cerr = {0};
+		int crc = app_archive_source_check_rest(r->asrc, &cerr);
+		if (crc < 0 && crc != NL_ENOMEM) {
+			if (err)
+				*err = cerr;
+			rc = crc;
+		}
+	}
+	return rc;
 }
 
 void session_src_stop_results(struct session_src *r)

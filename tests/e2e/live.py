@@ -13,6 +13,7 @@ import resource
 import signal
 import socket
 import subprocess
+import struct
 import sys
 import tempfile
 import time
@@ -316,6 +317,7 @@ def case_rendezvous(d):
 
 
 WILD = r'''
+import struct
 import sys
 sys.path.insert(0, sys.argv[1])
 import netloom_client as nl
@@ -419,6 +421,7 @@ def case_python_ring(d):
 
 
 CAP = r'''
+import struct
 import sys
 sys.path.insert(0, sys.argv[1])
 import netloom_client as nl
@@ -447,6 +450,7 @@ c.close()
 
 
 BIGPAY = r"""
+import struct
 import sys
 sys.path.insert(0, sys.argv[1])
 import netloom_client as nl
@@ -470,6 +474,7 @@ c.close()
 # The largest legal WAITALL (4096 requests, 16 KiB of payload) under
 # --max-payload 0: both ranks finish.
 WAITALLPAY = r"""
+import struct
 import sys
 sys.path.insert(0, sys.argv[1])
 import netloom_client as nl
@@ -2566,6 +2571,34 @@ def case_beside_trace(d):
                '(no --record archive written)' % said, 'nobody beside a trace: rc %d, %s' % (rc, err))
         b = json.load(open(s.json))['beside_trace']
         expect(b['trace']['finish_s'] is not None and b['live']['finish_s'] is None, 'beside_trace: %s' % b)
+    # A trace beside that deadlocks (both ranks send 1 MiB before
+    # receiving) before reaching damage in it (rank 0's frame claims one op
+    # more than it holds): the damage is said, in trace verify's words,
+    # status 2, no JSON, not the deadlock (status 1), as by netloom replay.
+    txt, dl = os.path.join(d, 'dl.txt'), os.path.join(d, 'dl.nlt')
+    with open(txt, 'w') as f:
+        f.write('netloom-trace 2\nranks 2\n')
+        for r in (0, 1):
+            f.write('rank %d\ninit t=0 dur=0\n' % r)
+            f.write('send t=0 dur=0 peer=%d tag=7 bytes=1048576\nrecv t=0 dur=0 peer=%d tag=7 bytes=1048576\n'
+                    % (1 - r, 1 - r))
+            f.write('finalize t=0 dur=0\n')
+    r = subprocess.run([NETLOOM, 'trace', 'encode', txt, dl], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 0, 'encode dl.txt: %s' % r.stderr)
+    b = bytearray(open(dl, 'rb').read())
+    off = 64 + struct.unpack_from('<Q', b, 32)[0]
+    b[off + 1] += 1
+    bad = os.path.join(d, 'dl_bad.nlt')
+    open(bad, 'wb').write(b)
+    v = subprocess.run([NETLOOM, 'trace', 'verify', bad], capture_output=True, text=True, timeout=TMO)
+    why = v.stderr.strip().replace('netloom trace verify: FAILED: ', '')
+    for t, want_rc, want in ((dl, 1, None), (bad, 2, 'netloom serve: ' + why)):
+        s = Server(d, 1, '-s', 'backend=analytic', '--trace', t, '--connect-timeout-ms', '200',
+                   name='dlb%d' % want_rc)
+        rc = s.wait()
+        err = open(s.err).read().splitlines()
+        expect(rc == want_rc and (want is None or (err[-1] == want and not os.path.exists(s.json))),
+               'deadlocking trace beside (%s): rc %d, %s' % (os.path.basename(t), rc, err[-3:]))
     # Placed by the usual keys, on the endpoints the live ranks leave free.
     placed = ('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=random-node',
               '-s', 'placement_seed=3', '--trace', nlt)
@@ -2879,6 +2912,7 @@ def case_lean(d):
 
 
 PROTO = r"""
+import struct
 import sys
 sys.path.insert(0, sys.argv[1])
 import zmq
@@ -2994,6 +3028,7 @@ for i in range(6):
 # endpoint): DEALER sockets, a header packer (HELLO with aux 1) and a reply
 # reader that fails the case after 10 s of silence.
 RAW_DEALER = r"""
+import struct
 import sys
 sys.path.insert(0, sys.argv[1])
 import zmq
