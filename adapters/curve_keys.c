@@ -2,9 +2,12 @@
 #include "adapters/curve_keys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "adapters/zmq_port.h"
 
 #include "core/error.h"
@@ -45,6 +48,52 @@ void zp_curve_why(const char *s, char *buf, size_t size)
 	snprintf(buf, size, "not a Z85 key");
 }
 
+int zp_key_open(const char *path, const char *what, FILE **f, struct nl_err *err)
+{
+	*f = NULL;
+	NL_CHECK(nl_input_named(path, what, NL_EIO, err));
+	/* O_NONBLOCK: a FIFO opens at once, to be refused, not when a writer
+	 * comes. A regular file's reads ignore the flag. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return nl_errf(err, NL_EIO, "%s: is %s, not a %s; expected a regular file", path, nl_file_kind(st.st_mode),
+			       what);
+	}
+	if (!(*f = fdopen(fd, "r"))) {
+		close(fd);
+		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));
+	}
+	return 0;
+}
+
+int zp_key_line(FILE *f, char line[ZP_KEY_LINE], const char *path, const char *what, unsigned lineno,
+		struct nl_err *err)
+{
+	int n = 0, c;
+	while (n < ZP_KEY_LINE - 1 && (c = getc(f)) != EOF) {
+		if (c == '\0')
+			return nl_errf(err, NL_ECONFIG, "%s '%s' line %u: unexpected NUL byte; expected a text file", what, path,
+				       lineno);
+		line[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	line[n] = '\0';
+	if (n == ZP_KEY_LINE - 1 && line[n - 1] != '\n' && (c = getc(f)) != EOF && c != '\n')
+		return nl_errf(err, NL_ECONFIG, "%s '%s' line %u: longer than %d bytes; expected one key (40 characters) "
+			       "a line", what, path, lineno, ZP_KEY_LINE - 1);
+	return n;
+}
+
 /* "  name = VALUE  " -> VALUE when the line names `name`, else NULL. */
 static char *curve_field(char *line, const char *name)
 {
@@ -70,12 +119,16 @@ int zp_curve_read(const char *path, char pub[ZP_Z85_KEY + 1], char sec[ZP_Z85_KE
 {
 	FILE *f;
 	NL_CHECK(nl_zmq_open(err)); /* the keys are checked with libzmq's Z85 */
-	NL_CHECK(nl_open_input(path, "CURVE key file", &f, err));
-	char line[256];
+	NL_CHECK(zp_key_open(path, "CURVE key file", &f, err));
+	char line[ZP_KEY_LINE];
 	unsigned lineno = 0;
-	int have_pub = 0, have_sec = 0, rc = 0;
+	int have_pub = 0, have_sec = 0, rc = 0, n;
 	unsigned pub_line = 0, sec_line = 0;
-	while (rc == 0 && fgets(line, sizeof line, f)) {
+	while (rc == 0 && (n = zp_key_line(f, line, path, "CURVE key file", lineno + 1, err)) != 0) {
+		if (n < 0) {
+			rc = n;
+			break;
+		}
 		lineno++;
 		char *v;
 		int is_sec = 0;

@@ -42,12 +42,16 @@ static bool live_curve_has_key(const struct live_server *s, const uint8_t key[32
 static int live_curve_allow(struct live_server *s, const char *path, struct nl_err *err)
 {
 	FILE *f;
-	if (nl_open_input(path, "key list", &f, err))
+	if (zp_key_open(path, "key list", &f, err))
 		return nl_err_prefix(err, "--curve-allow");
-	char line[256];
+	char line[ZP_KEY_LINE];
 	unsigned lineno = 0, n_dup = 0, first_dup = 0;
-	int rc = 0;
-	while (rc == 0 && fgets(line, sizeof line, f)) {
+	int rc = 0, n;
+	while (rc == 0 && (n = zp_key_line(f, line, path, "--curve-allow: key list", lineno + 1, err)) != 0) {
+		if (n < 0) {
+			rc = n;
+			break;
+		}
 		lineno++;
 		char *p = line, *end;
 		while (*p == ' ' || *p == '\t')

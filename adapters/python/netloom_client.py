@@ -9,7 +9,9 @@ ERROR, a timeout, a bad frame) the connection is unusable, as in C: every
 later call raises at once, and close() frees it and raises.
 """
 import errno
+import itertools
 import os
+import stat
 import struct
 import time
 
@@ -83,6 +85,7 @@ class Status:
         self.t_sent_ps, self.t_arrived_ps, self.t_done_ps = t_sent, t_arrived, t_done
 
 
+KEY_LINE = 255  # bytes of a key file's line before its '\n' (ZP_KEY_LINE - 1 in adapters/curve_keys.h)
 Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#'
 
 
@@ -113,15 +116,37 @@ def read_curve_key(path, secret=False):
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise NetloomError('CURVE key file %r of type %s, expected a file name (str or os.PathLike)'
                            % (path, type(path).__name__))
+    # A regular file only, as the C client (zp_key_open): a FIFO blocked
+    # open() until a writer came, and /dev/zero was read as one line until
+    # memory ran out. O_NONBLOCK opens a FIFO at once, to be refused.
     try:
-        f = open(path, errors='replace')  # bytes that are no text: no Z85 key either
-    except IsADirectoryError:
-        raise NetloomError('%s: is a directory, not a CURVE key file' % path) from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         raise NetloomError('%s: cannot open CURVE key file: %s' % (path, e.strerror)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ('a directory' if stat.S_ISDIR(mode) else 'a FIFO' if stat.S_ISFIFO(mode) else 'a socket'
+                if stat.S_ISSOCK(mode) else 'a character device' if stat.S_ISCHR(mode) else 'a block device'
+                if stat.S_ISBLK(mode) else 'not a file')
+        raise NetloomError('%s: is %s, not a CURVE key file; expected a regular file' % (path, kind))
+    f = os.fdopen(fd, 'rb')
     keys, lines = {}, {}
     with f:
-        for n, line in enumerate(f, 1):
+        for n in itertools.count(1):
+            # At most a line's first 256 bytes, as zp_key_line: a huge
+            # one-line file is refused without being read whole.
+            raw = f.readline(KEY_LINE)
+            if not raw:
+                break
+            if b'\0' in raw:
+                raise NetloomError("CURVE key file '%s' line %d: unexpected NUL byte; expected a text file" % (path, n))
+            if len(raw) == KEY_LINE and not raw.endswith(b'\n') and f.peek(1)[:1] not in (b'', b'\n'):
+                raise NetloomError("CURVE key file '%s' line %d: longer than %d bytes; expected one key (40 characters) "
+                                   "a line" % (path, n, KEY_LINE))
+            if len(raw) == KEY_LINE and not raw.endswith(b'\n'):
+                f.read(1)  # the line's '\n', as zp_key_line reads it
+            line = raw.decode(errors='replace')  # bytes that are no text: no Z85 key either
             name, eq, val = line.partition('=')
             name, val = name.strip(), val.strip()
             if not eq or name not in ('public', 'secret'):

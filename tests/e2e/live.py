@@ -2034,6 +2034,29 @@ def curve_key_files(d, keys):
     r = serve('--curve-key', mix, '--curve-allow', ak + '.pub')
     expect(r.returncode == 2 and r.stderr == 'netloom serve: %s\n' % mixmsg and not leaks(r.stderr, secret(sk)),
            'mismatched pair: %r' % r.stderr)
+    # Files that are no key file: /dev/zero was read as empty lines forever
+    # (fgets), a FIFO blocked open until a writer came, a NUL or a line
+    # past 255 bytes was cut into lines. Refused at once, in one line, by
+    # the server (--curve-key and --curve-allow) and both clients alike.
+    fifo = os.path.join(d, 'fifo.key')
+    os.mkfifo(fifo)
+    nul = os.path.join(d, 'nul.key')
+    open(nul, 'wb').write(b'# key\n\0%s\n%s\n' % (lines[1].encode(), lines[2].encode()))
+    long_ = os.path.join(d, 'long.key')
+    open(long_, 'w').write('#%s%s\n%s\n' % ('x' * 300, lines[1], lines[2]))
+    bad = ((zero := '/dev/zero', '%s: is a character device, not a %%s; expected a regular file' % zero),
+           (fifo, '%s: is a FIFO, not a %%s; expected a regular file' % fifo),
+           (nul, "%%s '%s' line 2: unexpected NUL byte; expected a text file" % nul),
+           (long_, "%%s '%s' line 1: longer than 255 bytes; expected one key (40 characters) a line" % long_))
+    for path, msg in bad:
+        r = serve('--curve-key', path, '--curve-allow', ak + '.pub')
+        want = 'netloom serve: %s\n' % (msg % 'CURVE key file')
+        expect(r.returncode == 2 and r.stderr == want and not leaks(r.stderr, secret(sk)),
+               '--curve-key %s: %d %r, expected %r' % (path, r.returncode, r.stderr, want))
+        r = serve('--curve-key', sk, '--curve-allow', path)
+        want = 'netloom serve: --curve-allow: %s\n' % (msg % 'key list')
+        expect(r.returncode == 2 and r.stderr == want and not leaks(r.stderr, secret(sk)),
+               '--curve-allow %s: %d %r, expected %r' % (path, r.returncode, r.stderr, want))
     expect(not os.path.exists('%s/ck' % d), 'a refused key file left a socket')
     # Both clients alike: a missing file named as the CURVE key file (the
     # Python client said only "[Errno 2] ..."), a mismatched pair, a
@@ -2041,12 +2064,12 @@ def curve_key_files(d, keys):
     script = os.path.join(d, 'keycheck.py')
     open(script, 'w').write(KEYCHECK)
     nothere = os.path.join(d, 'nonexist')
-    r = subprocess.run([PY, script, PYDIR, LIBCLIENT, 'ipc://%s/nobody' % d, sk + '.pub', nothere, mix, cut],
-                       capture_output=True, text=True, timeout=TMO)
+    r = subprocess.run([PY, script, PYDIR, LIBCLIENT, 'ipc://%s/nobody' % d, sk + '.pub', nothere, mix, cut]
+                       + [path for path, _ in bad], capture_output=True, text=True, timeout=TMO)
     want = []
-    for msg in ('%s: cannot open CURVE key file: No such file or directory' % nothere, mixmsg,
+    for msg in ['%s: cannot open CURVE key file: No such file or directory' % nothere, mixmsg,
                 "CURVE key file '%s' line 3: malformed secret key (39 characters, not 40), expected 40 Z85 characters"
-                % cut):
+                % cut] + [msg % 'CURVE key file' for _, msg in bad]:
         want += ['py ' + msg, 'c ' + msg]
     expect(r.returncode == 0 and r.stdout.splitlines() == want and not leaks(r.stdout, secret(sk)),
            'client key files: %d %s %s\nexpected\n%s' % (r.returncode, r.stdout, r.stderr, '\n'.join(want)))
