@@ -661,9 +661,13 @@ void bs_conv_routing(const char *path, FILE *warn, struct bs_file *bf, struct bs
 		/* A typo of a name it maps says which, as a mistyped netloom
 		 * choice does. */
 		const char *near = bs_routing_near(tp, rf, cv->k);
+		const char *unmodelled = route_booksim_unmodelled(rf);
 		char why[160];
-		snprintf(why, sizeof why, "no netloom equivalent (see 'netloom run --help')%s%s%s",
-			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		if (unmodelled)
+			snprintf(why, sizeof why, ROUTE_BOOKSIM_UNMODELLED_FMT, unmodelled);
+		else
+			snprintf(why, sizeof why, "no netloom equivalent (see 'netloom run --help')%s%s%s",
+				 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		bs_warn(warn, path, bf, "routing_function", why, unmapped);
 	}
 }

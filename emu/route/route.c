@@ -24,11 +24,15 @@ const struct route_ops *route_find(const char *name, struct nl_err *err)
 	 * of netloom's names. Names netloom also has (valiant, min, ugal,
 	 * nca, ...) run as netloom's and never get here. */
 	const char *booksim = ops ? NULL : route_booksim_any(name);
+	const char *unmodelled = ops || booksim ? NULL : route_booksim_unmodelled(name);
 	if (booksim)
 		nl_errf(err, NL_ENOTFOUND,
 			"unknown routing function '%s': BookSim2's name; netloom's is '%s' ('netloom config "
 			"--from-booksim FILE' converts a BookSim2 configuration)",
 			name, booksim);
+	else if (unmodelled)
+		nl_errf(err, NL_ENOTFOUND, "unknown routing function '%s': " ROUTE_BOOKSIM_UNMODELLED_FMT, name,
+			unmodelled);
 	return ops;
 }
 

@@ -412,6 +412,12 @@ const char *route_booksim_name(const char *network, size_t i);
  * named ("ugal_flatfly_onchip"); NULL for a name BookSim does not have
  * (the first network's spec where a bare name has several). */
 const char *route_booksim_any(const char *name);
+/* BookSim's bare name ("romm") when name is a BookSim routing function
+ * netloom does not model, bare or as BookSim looks it up ("romm_mesh");
+ * NULL otherwise. */
+const char *route_booksim_unmodelled(const char *name);
+/* What both readers say of such a name (its bare name the one %s). */
+#define ROUTE_BOOKSIM_UNMODELLED_FMT "BookSim2's '%s', which netloom does not model (see 'netloom run --help')"
 
 /* Whether spec sets a parameter that changes nothing on topology family
  * `family` (ops->noop): then one line saying which and why in line[cap]

@@ -3,7 +3,8 @@
  * One table serves both readers of BookSim's names: `netloom config
  * --from-booksim` (emu/cli/cli_booksim*.c) converts a routing_function on
  * its network, and route_find tells a BookSim user who typed BookSim's
- * name ('-s routing_function=dim_order') netloom's. Two copies drifted. */
+ * name ('-s routing_function=dim_order') netloom's. Two copies drifted.
+ * The same holds for the names netloom does not model: both say so. */
 #include "route/route.h"
 
 #include <stdbool.h>
@@ -105,5 +106,34 @@ const char *route_booksim_any(const char *name)
 		    booksim_is_suffixed(name, booksim_routes[i].name, booksim_routes[i].network))
 			return booksim_routes[i].spec;
 	}
+	return NULL;
+}
+
+/* BookSim2's routing functions on its torus and mesh (routefunc.cpp's
+ * InitializeRoutingMap) that netloom does not model: no spec behaves the
+ * same. Both readers say so rather than that the name is unknown. */
+static const struct {
+	const char *network, *name;
+} booksim_unmodelled[] = {
+	{"mesh", "dim_order_ni"},
+	{"torus", "dim_order_ni"},
+	{"torus", "dim_order_bal"},
+	{"mesh", "romm"},
+	{"mesh", "romm_ni"},
+	{"mesh", "min_adapt"},
+	{"torus", "min_adapt"},
+	{"mesh", "planar_adapt"},
+	{"mesh", "limited_adapt"},
+	{"torus", "valiant_ni"},
+	{"mesh", "chaos"},
+	{"torus", "chaos"},
+};
+
+const char *route_booksim_unmodelled(const char *name)
+{
+	for (size_t i = 0; i < sizeof booksim_unmodelled / sizeof *booksim_unmodelled; i++)
+		if (!strcmp(name, booksim_unmodelled[i].name) ||
+		    booksim_is_suffixed(name, booksim_unmodelled[i].name, booksim_unmodelled[i].network))
+			return booksim_unmodelled[i].name;
 	return NULL;
 }
