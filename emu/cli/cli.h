@@ -188,6 +188,14 @@ int cli_output_once(const char *cmd, const char *opt, const char **slot, const c
  * "netloom <cmd>: --json '--preset': an option, not a file name ...". */
 int cli_output_file_once(const char *cmd, const char *opt, const char **slot, const char *value);
 
+/* cli_output_file_once for a --plot, which gnuplot draws as SVG: a value
+ * whose extension names another image format (x.png, x.pdf, x.jpg, x.eps,
+ * ...; any case) is refused, status 2 before any work, where an SVG was
+ * written into x.png. 0, or CLI_USAGE after printing "netloom <cmd>:
+ * --plot 'x.png': a .png name, but the plot is SVG; expected a .svg name
+ * (or one with no image extension)". */
+int cli_plot_file_once(const char *cmd, const char *opt, const char **slot, const char *value);
+
 /* The codes of getopt_long's options met so far (cli_value_once); zero
  * it before the scan, setting repeatable for a command whose options may
  * be given several times: {.repeatable = "cs"} for -c and -s. */

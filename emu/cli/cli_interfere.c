@@ -45,7 +45,8 @@ static void cli_interfere_usage(FILE *f)
 		   "                      on N; each run keeps its own key threads (docs/placement.md)\n"
 		   "      --json FILE     write the results document (atomically; '-' = stdout, then no table)\n"
 		   "      --plot FILE.svg runtime alone and shared per job, an SVG drawn by gnuplot\n"
-		   "                      ('-' = stdout, then no table; not with --json -)\n"
+		   "                      ('-' = stdout, then no table; not with --json -; a .png,\n"
+		   "                      .pdf, .jpg, .eps, ... name is refused: the chart is SVG)\n"
 		   "      --top N         colliding links listed, 1..100000 (default 10)\n"
 		   "  -h, --help          this text\n\n"
 		   "Exit status: 0 done; 3 the table and --json (those asked for) were written but the\n"
@@ -295,7 +296,7 @@ static int cli_interfere_args(int argc, char **argv, nl_sim *sim, struct cli_int
 				return CLI_USAGE;
 			break;
 		case 'P':
-			if (cli_output_file_once("interfere", "--plot", &o->plot, optarg))
+			if (cli_plot_file_once("interfere", "--plot", &o->plot, optarg))
 				return CLI_USAGE;
 			break;
 		case 'T':

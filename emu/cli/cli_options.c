@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
@@ -33,6 +34,23 @@ int cli_output_file_once(const char *cmd, const char *opt, const char **slot, co
 	if (cli_value_not_option(opt, value, "file", "a file to write", &err) < 0)
 		return cli_usage_error(cmd, "%s", err.msg);
 	return cli_output_once(cmd, opt, slot, value);
+}
+
+int cli_plot_file_once(const char *cmd, const char *opt, const char **slot, const char *value)
+{
+	/* Image formats other than SVG: gnuplot's svg terminal wrote SVG
+	 * text into 'x.png', status 0, which viewers refuse as a PNG. */
+	static const char *const other[] = {"png", "pdf", "jpg", "jpeg", "gif", "eps",
+					    "ps",  "tif", "tiff", "bmp", "webp"};
+	const char *slash = strrchr(value, '/'), *dot = strrchr(value, '.');
+	if (dot && (!slash || dot > slash))
+		for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+			if (!strcasecmp(dot + 1, other[i]))
+				return cli_usage_error(cmd,
+						       "%s '%s': a %s name, but the plot is SVG; expected a .svg name "
+						       "(or one with no image extension)",
+						       opt, value, dot);
+	return cli_output_file_once(cmd, opt, slot, value);
 }
 
 int cli_value_once(const char *cmd, const struct option *longopts, struct cli_seen *seen, int c)

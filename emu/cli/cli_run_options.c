@@ -63,7 +63,8 @@ void cli_run_usage(FILE *f, const char *cmd)
 			"                      thread; network has no effect, and a warning says so\n"
 		      : "",
 		sweep ? "      --plot FILE.svg the load-latency curve (and accepted against offered load), an SVG\n"
-			"                      drawn by gnuplot ('-' = stdout, instead of the table)\n"
+			"                      drawn by gnuplot ('-' = stdout, instead of the table; a .png,\n"
+			"                      .pdf, .jpg, .eps, ... name is refused: the chart is SVG)\n"
 		      : "",
 		sweep ? "Under 'mpirun -np N' (or srun) each point is spread over the N ranks, or with\n"
 			"--spread points each rank runs whole points; the same results, table and JSON\n"
@@ -204,7 +205,7 @@ static int run_parse_option(int argc, char **argv, int *i, struct run_opts *o)
 	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && RUN_HAS_VALUE()) {
 		o->rates = RUN_VALUE();
 	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--plot") && RUN_HAS_VALUE()) {
-		if (cli_output_file_once(cmd, "--plot", &o->plot_path, RUN_VALUE()))
+		if (cli_plot_file_once(cmd, "--plot", &o->plot_path, RUN_VALUE()))
 			return CLI_USAGE;
 	} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 		o->keep_going = true;

@@ -2116,9 +2116,19 @@ def case_sweep_plot():
                           (("--plot", svg, "--plot", svg), "netloom sweep: option '--plot' given twice"),
                           (("--plot", js, "--json", js), "the same file"),
                           (("--plot", os.path.join(tmp, "nodir", "c.svg")), "nodir"),
-                          (("--plot",), "netloom sweep: option '--plot' needs a value")):
+                          (("--plot",), "netloom sweep: option '--plot' needs a value"),
+                          # Another image format's name got an SVG in it, status 0.
+                          *((("--plot", os.path.join(tmp, f"c.{ext}"), "--json", js),
+                             f"netloom sweep: --plot '{os.path.join(tmp, f'c.{ext}')}': a .{ext} name, but the plot "
+                             "is SVG; expected a .svg name (or one with no image extension)\n")
+                            for ext in ("png", "pdf", "jpg", "JPEG", "eps", "ps", "gif"))):
             one_line_error(run("sweep", *SMALL, *rates, *args, code=2), msg)
         check("no --json written", not os.path.exists(js))
+        eq("no image file written", sorted(f for f in os.listdir(tmp) if f.startswith("c.")), ["c.svg"])
+        # A name with no image extension is still the SVG asked for.
+        for name in ("chart", "c.ps.d"):
+            run("sweep", *SMALL, "--rates", "0.1:0.1:0.1", "--plot", os.path.join(tmp, name))
+            check(f"--plot {name}: an SVG", open(os.path.join(tmp, name)).read().rstrip().endswith("</svg>"))
         # '-' is staged in TMPDIR: one that cannot take it is refused before
         # the points, not after them (exit 3).
         p = run("sweep", *SMALL, *rates, "--plot", "-", code=2, env=dict(ENV, TMPDIR=os.path.join(tmp, "nodir")))

@@ -486,6 +486,9 @@ if command -v gnuplot > /dev/null; then
   names=('lammps_lj' 'bully^2' 'a"b\c' '{x}@y &<z' "it's")
   for n in "${names[@]}"; do printf '[job %s]\nsynthetic = ring\nranks = 2\nsteps = 2\n' "$n" >> "$dir/names.ini"; done
   "$netloom" interfere "$dir/names.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/names.svg" > /dev/null || fail "names: plot"
+  # A name with no image extension is the same SVG (only .png, .pdf, ... are refused).
+  "$netloom" interfere "$dir/names.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/names.chart" > /dev/null &&
+    cmp -s "$dir/names.svg" "$dir/names.chart" || fail "--plot names.chart: not the chart --plot names.svg draws"
   for n in "${names[@]}"; do
     x=$(printf '%s' "$n" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
     grep -qF "<text>$x</text>" "$dir/names.svg" || fail "names: '$n' not drawn as written ($x)"
@@ -512,6 +515,15 @@ expect_eq "--plot - --json -" "$rc:$out:$(wc -c <"$dir/early.out")" \
 out=$(TMPDIR="$dir/no-tmp" "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot - 2>&1 >"$dir/early.out"); rc=$?
 expect_eq "--plot - with TMPDIR missing" "$rc:$out:$(wc -c <"$dir/early.out")" \
   "2:netloom interfere: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory; expected an existing folder to write to:0"
+# The chart is SVG: a name of another image format got SVG text, exit 0.
+# Refused before the replays, nothing written (--json neither).
+for ext in png pdf JPG jpeg eps ps gif; do
+  out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/chart.$ext" \
+        --json "$dir/chart.json" 2>&1 >"$dir/early.out"); rc=$?
+  expect_eq "--plot chart.$ext" "$rc:$out:$(wc -c <"$dir/early.out")" \
+    "2:netloom interfere: --plot '$dir/chart.$ext': a .$ext name, but the plot is SVG; expected a .svg name (or one with no image extension):0"
+  [ ! -e "$dir/chart.$ext" ] && [ ! -e "$dir/chart.json" ] || fail "--plot chart.$ext: a file written"
+done
 # gnuplot exits 0 after a failed write (a full disk), its SVG cut at a
 # buffer's end or empty: exit 3, one line, the old chart kept and nothing
 # staged left (the cut file replaced the chart, exit 0, no message).
