@@ -554,6 +554,11 @@ QUOTED = {
          {f"net{i}": n for i, n in enumerate(_NETS)}, False),
     ],
     "docs/analysis.md": [
+        # Two triangles: graph refuses them at build time, so describe never
+        # reports "connected": false (the doc said it did).
+        ("netloom topo describe graph:file=g.txt --json", 2,
+         ["graph is not connected: router 3 cannot be reached from router 0"],
+         {"g.txt": "0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n"}, False),
         ("netloom topo export torus:k=4x4 --format json -o /dev/full", 1,
          ["netloom topo export: --output: /dev/full: write failed: No space left on device"], {}, False),
         ("netloom topo export torus:k=4x4 --format json > /dev/full", 1,
