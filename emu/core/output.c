@@ -285,15 +285,21 @@ static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct
 	int kind = strcmp(path, "-") ? nl_output_target(path, &real, err) : (real = NULL, NL_OUT_STREAM);
 	if (kind < 0)
 		return kind;
+	bool is_env_dir = false;
 	if (kind == NL_OUT_STREAM) {
 		const char *dir = getenv("TMPDIR");
+		is_env_dir = dir && *dir;
 		free(real);
 		real = NULL;
-		if (asprintf(&real, "%s/netloom-out", dir && *dir ? dir : "/tmp") < 0)
+		if (asprintf(&real, "%s/netloom-out", is_env_dir ? dir : "/tmp") < 0)
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
 	int fd = out_tmp_open(real, tmp, is_registered, err);
 	free(real);
+	/* "/nonexist/netloom-out: /nonexist: no such directory" named a
+	 * folder the command line never gave: say it is the environment's. */
+	if (fd == NL_EIO && is_env_dir)
+		nl_err_suffix(err, "; TMPDIR names that folder");
 	if (fd < 0)
 		return fd;
 	close(fd);

@@ -218,6 +218,16 @@ def case_export_streamed():
                            full.stderr.decode().removeprefix("netloom topo export: ")) is not None)
         eq("full TMPDIR, stdout: nothing on stdout", full.stdout, b"")
         eq("full TMPDIR, stdout: nothing left in TMPDIR", os.listdir(tmpdir), [])
+        # A missing TMPDIR: the line named a folder no argument gave
+        # ("$TMPDIR/netloom-out: $TMPDIR: no such directory"), not where
+        # it came from.
+        gone = os.path.join(d, "gone")
+        miss = subprocess.run([NETLOOM, "topo", "export", "torus:k=4x4", "--format", "json"],
+                              capture_output=True, env={**ENV, "TMPDIR": gone})
+        eq("missing TMPDIR, stdout: status, message, stdout",
+           (miss.returncode, miss.stderr.decode(), miss.stdout),
+           (2, f"netloom topo export: {gone}/netloom-out: {gone}: no such directory; expected an existing folder "
+            "to write to; TMPDIR names that folder\n", b""))
 
         # The same bytes to a file, to standard output and to a pipe named
         # as a file (/dev/stdout: written in place), in every format, for

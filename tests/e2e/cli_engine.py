@@ -2132,7 +2132,8 @@ def case_sweep_plot():
         # '-' is staged in TMPDIR: one that cannot take it is refused before
         # the points, not after them (exit 3).
         p = run("sweep", *SMALL, *rates, "--plot", "-", code=2, env=dict(ENV, TMPDIR=os.path.join(tmp, "nodir")))
-        one_line_error(p, f"netloom sweep: --plot: {tmp}/nodir/netloom-out: {tmp}/nodir: no such directory")
+        one_line_error(p, f"netloom sweep: --plot: {tmp}/nodir/netloom-out: {tmp}/nodir: no such directory; "
+                       "expected an existing folder to write to; TMPDIR names that folder")
         one_line_error(run("run", *SMALL, "--plot", svg, code=2), "--plot")
         # No gnuplot: the table and JSON written, exit 3, the old chart kept.
         old = open(svg, "rb").read()

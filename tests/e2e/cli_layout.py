@@ -548,7 +548,7 @@ def case_streamed():
                        env={**ENV, "TMPDIR": os.path.join(d, "none")})
             eq(f"TMPDIR gone, {opt} -: message", gone.stderr.decode(),
                f"netloom layout: {opt}: {d}/none/netloom-out: {d}/none: no such directory; "
-               "expected an existing folder to write to\n")
+               "expected an existing folder to write to; TMPDIR names that folder\n")
             eq(f"TMPDIR gone, {opt} -: {other} not written", os.path.exists(os.path.join(d, "kept")), False)
 
         # The same bytes to a file, to standard output and to a pipe named

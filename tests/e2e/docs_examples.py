@@ -267,7 +267,7 @@ QUOTED = {
          ["netloom layout: --lengths: /dev/full: write failed: No space left on device"], {}, False),
         ("TMPDIR=/nonexist netloom layout torus:k=4x4 --lengths -", 2,
          ["netloom layout: --lengths: /nonexist/netloom-out: /nonexist: no such directory; expected an existing "
-          "folder to write to"], {}, False),
+          "folder to write to; TMPDIR names that folder"], {}, False),
         ("netloom cost flex:nx=6,ny=6,nz=3,p=10 --iterations 10", 2,
          ["netloom cost: --iterations with --layout auto (the default): only the annealing uses it, and auto keeps "
           "the floor order of rule 'flex-fig7' (flex:nx=6,ny=6,nz=3,p=10); expected --layout anneal with it, or "
@@ -653,7 +653,7 @@ QUOTED = {
          {"s.ini": _LINKS_SYS, "w.ini": "[job A]\n" + _JOB}, False),
         ("TMPDIR=/nonexist " + _INTERFERE + " --plot -", 2,
          ["netloom interfere: --plot: /nonexist/netloom-out: /nonexist: no such directory; expected an existing "
-          "folder to write to"], {"s.ini": _LINKS_SYS, "w.ini": "[job A]\n" + _JOB}, False),
+          "folder to write to; TMPDIR names that folder"], {"s.ini": _LINKS_SYS, "w.ini": "[job A]\n" + _JOB}, False),
         ("cp traces/samples/lammps-lj-2.nlt a.nlt && printf '\\377' | dd of=a.nlt bs=1 seek=280 conv=notrunc "
          "status=none && " + _INTERFERE, 2,
          ["netloom interfere: w.ini:2: [job A] key 'trace': a.nlt: rank 0, offset 251: frame does not decompress: "

@@ -514,7 +514,7 @@ expect_eq "--plot - --json -" "$rc:$out:$(wc -c <"$dir/early.out")" \
 # nothing on stdout, as layout --svg - does.
 out=$(TMPDIR="$dir/no-tmp" "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot - 2>&1 >"$dir/early.out"); rc=$?
 expect_eq "--plot - with TMPDIR missing" "$rc:$out:$(wc -c <"$dir/early.out")" \
-  "2:netloom interfere: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory; expected an existing folder to write to:0"
+  "2:netloom interfere: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory; expected an existing folder to write to; TMPDIR names that folder:0"
 # The chart is SVG: a name of another image format got SVG text, exit 0.
 # Refused before the replays, nothing written (--json neither).
 for ext in png pdf JPG jpeg eps ps gif; do
