@@ -15,16 +15,13 @@ export OMPI_MCA_mpi_yield_when_idle=1
 # the probes made a 2-rank launch about 0.5 s shorter.
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
 mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
-# `mpi_no_grace`: when a rank exits non-zero, mpirun stops the ranks still
+# Not shortened: when a rank exits non-zero, mpirun stops the ranks still
 # alive with SIGCONT, SIGTERM one second later and SIGKILL one second after
-# that (Open MPI's odls_base_sigkill_timeout, 1 s): two seconds on every
-# launch that fails, though netloom's ranks end by themselves (a failure on
-# one rank fails every rank) and are only finishing their exit. Scripts
-# whose failing launches are many and whose ranks' SIGTERM handling is not
-# under test call it (mpi_engine.sh's 52 s were 34 s without the waits);
-# the recorder's tests, which check what ranks remove when mpirun stops
-# them, keep the grace.
-mpi_no_grace() { export OMPI_MCA_odls_base_sigkill_timeout=0; }
+# that (odls_base_sigkill_timeout, 1 s), two seconds on every launch that
+# fails. Set to 0 it saved about 18 s of mpi_engine.sh, but a rank that
+# says the run's one line could then be killed before it said it, when
+# another rank's exit came first (mpi_engine's 'libmpi missing', a
+# rehearsal of 2026-12-07).
 # Open MPI's session directories under a folder of this script's own
 # (OMPI_MCA_orte_tmpdir_base), removed at its exit: under the shared
 # /tmp/ompi.HOST.UID, another test's mpirun ending removed that folder as

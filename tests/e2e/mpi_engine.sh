@@ -16,7 +16,6 @@ one_cpu=${2:-}
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
 . "$(dirname "$0")/../mpi_env.sh"
-mpi_no_grace
 
 # Built without MPI, a launch of 2 ranks is refused with this line.
 probe=$(mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null)

@@ -17,7 +17,6 @@ root=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/../mpi_env.sh"
-mpi_no_grace
 mpi_require "$netloom"
 
 short=(-s sample_period=200 -s warmup_periods=2 -s max_samples=6)

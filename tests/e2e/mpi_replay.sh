@@ -18,7 +18,6 @@ mk=$2
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/../mpi_env.sh"
-mpi_no_grace
 mpi_require "$netloom"
 
 "$mk" "$dir/st.nlt" stencil 16 5 4096 1000 || fail "mktrace stencil"

@@ -18,7 +18,6 @@ src=$3
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/../mpi_env.sh"
-mpi_no_grace
 mpi_require "$netloom"
 
 up=(-s routing_delay=0 -s lookahead_decide=upstream)

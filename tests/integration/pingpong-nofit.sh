@@ -7,7 +7,6 @@
 set -uo pipefail
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
 . "$(dirname "$0")/../mpi_env.sh"
-mpi_no_grace
 dir=$(mktemp -d)
 trap 'rm -rf "$dir" "$nl_ompi_tmp"' EXIT
 mpi 2 "$1" --max-bytes 65536 --reps 2 >"$dir/pp.json" 2>"$dir/pp.err" || { echo "FAIL: exit $?: $(cat "$dir/pp.err")"; exit 1; }
