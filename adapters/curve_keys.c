@@ -2,7 +2,6 @@
 #include "adapters/curve_keys.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,22 +51,14 @@ int zp_key_open(const char *path, const char *what, FILE **f, struct nl_err *err
 {
 	*f = NULL;
 	NL_CHECK(nl_input_named(path, what, NL_EIO, err));
-	/* O_NONBLOCK: a FIFO opens at once, to be refused, not when a writer
-	 * comes. A regular file's reads ignore the flag. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));
+	/* A FIFO is refused at once, not opened when a writer comes. */
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+	int fd = nl_open_regular_fd(path, &st);
+	if (fd < 0 && errno)
+		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));
+	if (fd < 0)
 		return nl_errf(err, NL_EIO, "%s: is %s, not a %s; expected a regular file", path, nl_file_kind(st.st_mode),
 			       what);
-	}
 	if (!(*f = fdopen(fd, "r"))) {
 		close(fd);
 		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));

@@ -38,20 +38,12 @@ int trace_not_regular(const char *path, mode_t mode, const char *what, struct nl
 
 int trace_open_regular(const char *path, const char *what, struct stat *st, struct nl_err *err)
 {
-	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
-	 * writer, forever when there is none. A regular file ignores it. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	int fd = nl_open_regular_fd(path, st);
+	if (fd >= 0)
+		return fd;
+	if (errno)
 		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
 			       strerror(errno));
-	if (fstat(fd, st) != 0) {
-		int rc = nl_errf(err, NL_EIO, "%s: cannot read: %s", path, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	if (S_ISREG(st->st_mode))
-		return fd;
-	close(fd);
 	return S_ISDIR(st->st_mode) ? nl_errf(err, NL_EIO, "%s: is a directory, not a %s", path, what)
 				    : trace_not_regular(path, st->st_mode, what, err);
 }

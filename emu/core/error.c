@@ -2,6 +2,7 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -238,6 +239,26 @@ const char *nl_file_kind(mode_t mode)
 	       : S_ISCHR(mode)	? "a character device"
 	       : S_ISBLK(mode)	? "a block device"
 				: "not a file";
+}
+
+int nl_open_regular_fd(const char *path, struct stat *st)
+{
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
+	 * writer, forever when there is none. A regular file ignores it. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (S_ISREG(st->st_mode))
+		return fd;
+	close(fd);
+	errno = 0;
+	return -1;
 }
 
 int nl_input_named(const char *path, const char *what, int code, struct nl_err *err)

@@ -69,6 +69,13 @@ int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *e
  * character device", "a block device". */
 const char *nl_file_kind(mode_t mode);
 
+/* Open path read-only without waiting on a FIFO (O_NONBLOCK, which a
+ * regular file ignores) and fstat it into *st: the descriptor when it is
+ * a regular file; else -1, errno open(2)'s or fstat(2)'s, or errno 0 when
+ * the file is not regular (*st says what it is; nothing left open). */
+struct stat;
+int nl_open_regular_fd(const char *path, struct stat *st);
+
 /* An input named '' refused with error `code` ("'': empty file name;
  * expected a WHAT to read"), and '-' when no file has that name ("'-':
  * standard input is not read here; expected a WHAT's path"), else 0: for
