@@ -243,8 +243,8 @@ const char *param_expected(const struct param_def *d, char *buf, size_t cap)
 		return buf;
 	case PARAM_DOUBLE: snprintf(buf, cap, "a number%s%s%s%s", in, lo, dots, hi); return buf;
 	case PARAM_BOOL: snprintf(buf, cap, "0/1, true/false, yes/no or on/off"); return buf;
-	case PARAM_DIMS: snprintf(buf, cap, "dimensions like 8x8x4"); return buf;
-	case PARAM_LIST: snprintf(buf, cap, "integers separated by '/', like 0/3/9"); return buf;
+	case PARAM_DIMS:
+	case PARAM_LIST: snprintf(buf, cap, "%s", param_type_name(d->type)); return buf;
 	case PARAM_RANGE: snprintf(buf, cap, "an integer or a range lo..hi%s%s%s%s", in, lo, dots, hi); return buf;
 	case PARAM_SPEC: snprintf(buf, cap, "a spec"); return buf;
 	case PARAM_PATH: snprintf(buf, cap, "a file name"); return buf;
