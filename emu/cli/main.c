@@ -18,23 +18,24 @@ struct cli_cmd {
 	int (*main)(int argc, char **argv);
 	const char *help;
 	bool spreads; /* spreads its work over MPI ranks (under a launcher, the others refuse) */
+	bool has_subcommands; /* takes one first ('netloom topo describe'): 'help topo describe' is its --help */
 };
 
 /* A new subcommand is one file in emu/cli/ plus one line here. */
 static const struct cli_cmd cli_cmds[] = {
-	{"run", cli_run_main, "simulate one operating point of synthetic traffic", true},
-	{"sweep", cli_sweep_main, "load-latency curve over a range of injection rates", true},
-	{"config", cli_config_main, "show the resolved configuration, list keys, convert BookSim configs", false},
-	{"version", cli_version_main, "print the netloom version", false},
-	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives", false},
-	{"topo", cli_topo_main, "describe, analyse and export topologies", false},
-	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)", false},
-	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime", true},
-	{"serve", cli_serve_main, "live emulation: client processes exchange real messages over ZeroMQ", false},
-	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)", false},
-	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG", false},
-	{"interfere", cli_interfere_main, "several jobs on one machine: slowdown against running alone, colliding links", false},
-	{"compare", cli_compare_main, "candidate systems side by side: runtime, cost, power under a study's workloads", true},
+	{"run", cli_run_main, "simulate one operating point of synthetic traffic", true, false},
+	{"sweep", cli_sweep_main, "load-latency curve over a range of injection rates", true, false},
+	{"config", cli_config_main, "show the resolved configuration, list keys, convert BookSim configs", false, false},
+	{"version", cli_version_main, "print the netloom version", false, false},
+	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives", false, true},
+	{"topo", cli_topo_main, "describe, analyse and export topologies", false, true},
+	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)", false, true},
+	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime", true, false},
+	{"serve", cli_serve_main, "live emulation: client processes exchange real messages over ZeroMQ", false, false},
+	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)", false, false},
+	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG", false, false},
+	{"interfere", cli_interfere_main, "several jobs on one machine: slowdown against running alone, colliding links", false, false},
+	{"compare", cli_compare_main, "candidate systems side by side: runtime, cost, power under a study's workloads", true, false},
 };
 
 static void cli_print_usage(FILE *f)
@@ -139,7 +140,8 @@ static void cli_unknown_command(const char *name)
  * describe'), as its --help says ('netloom topo <subcommand> --help'). */
 static bool cli_has_subcommands(const char *name)
 {
-	return !strcmp(name, "topo") || !strcmp(name, "design") || !strcmp(name, "trace");
+	const struct cli_cmd *c = cli_find(name);
+	return c && c->has_subcommands;
 }
 
 /* What prints only (usage, the version) and the refusal of an unknown
